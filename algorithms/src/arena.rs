@@ -1,0 +1,290 @@
+//! A slab of entries with a free list and generation-checked handles.
+//!
+//! Every algorithm keeps its timers here, so that no operation allocates in steady
+//! state: a removed entry's slot goes on a free list and the next insert reuses
+//! it. The vector grows (and so allocates) only when more timers are pending at
+//! once than ever before.
+//!
+//! A [`Handle`] is the slot index plus the slot's generation at insert time. The
+//! generation is bumped on every removal, so a handle that outlived its timer no
+//! longer matches and cannot reach the timer that reused the slot.
+//!
+//! Inside an algorithm, entries link to each other by bare `u32` index (see
+//! [`crate::list`]); those links are trusted, and [`Arena::at`] panics on a vacant
+//! slot because reaching one is a bug in the algorithm, not bad input.
+
+/// The largest number of entries an arena holds: indices are `u32` and
+/// `u32::MAX` is kept free as the "no entry" sentinel of intrusive links.
+pub const MAX_ENTRIES: usize = (u32::MAX - 1) as usize;
+
+/// A generation-checked reference to a timer, returned by `insert`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Handle {
+    index: u32,
+    generation: u32,
+}
+
+impl Handle {
+    /// The slot index inside the arena that issued the handle.
+    #[inline]
+    pub fn index(self) -> u32 {
+        self.index
+    }
+
+    /// The slot's generation when the handle was issued.
+    #[inline]
+    pub fn generation(self) -> u32 {
+        self.generation
+    }
+}
+
+/// One slot: an entry, or a link in the free list.
+#[derive(Debug)]
+enum Slot<T> {
+    Occupied { generation: u32, value: T },
+    Vacant { generation: u32, next_free: u32 },
+}
+
+/// A slab with generation-checked handles. See the module documentation.
+#[derive(Debug)]
+pub struct Arena<T> {
+    slots: Vec<Slot<T>>,
+    /// Index of the first vacant slot, or `NO_FREE` when every slot is occupied.
+    free_head: u32,
+    /// The number of occupied slots.
+    len: usize,
+}
+
+/// Free-list terminator.
+const NO_FREE: u32 = u32::MAX;
+
+impl<T> Default for Arena<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> Arena<T> {
+    /// An empty arena; it allocates on the first insert.
+    pub fn new() -> Self {
+        Self {
+            slots: Vec::new(),
+            free_head: NO_FREE,
+            len: 0,
+        }
+    }
+
+    /// The number of occupied slots.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no slot is occupied.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The number of slots ever allocated, occupied or not.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Stores `value` and returns its handle, reusing a vacant slot when there is one.
+    ///
+    /// # Panics
+    ///
+    /// If the arena already holds [`MAX_ENTRIES`] entries.
+    pub fn insert(&mut self, value: T) -> Handle {
+        self.len += 1;
+        if self.free_head != NO_FREE {
+            let index = self.free_head;
+            let slot = &mut self.slots[index as usize];
+            let Slot::Vacant {
+                generation,
+                next_free,
+            } = *slot
+            else {
+                unreachable!("free list points at occupied slot {index}");
+            };
+            self.free_head = next_free;
+            *slot = Slot::Occupied { generation, value };
+            Handle { index, generation }
+        } else {
+            assert!(self.slots.len() < MAX_ENTRIES, "arena is full");
+            let index = u32::try_from(self.slots.len()).expect("checked against MAX_ENTRIES");
+            self.slots.push(Slot::Occupied {
+                generation: 0,
+                value,
+            });
+            Handle {
+                index,
+                generation: 0,
+            }
+        }
+    }
+
+    /// The entry behind `handle`, if the handle is still current.
+    #[inline]
+    pub fn get(&self, handle: Handle) -> Option<&T> {
+        match self.slots.get(handle.index as usize)? {
+            Slot::Occupied { generation, value } if *generation == handle.generation => Some(value),
+            _ => None,
+        }
+    }
+
+    /// The entry behind `handle`, mutably, if the handle is still current.
+    #[inline]
+    pub fn get_mut(&mut self, handle: Handle) -> Option<&mut T> {
+        match self.slots.get_mut(handle.index as usize)? {
+            Slot::Occupied { generation, value } if *generation == handle.generation => Some(value),
+            _ => None,
+        }
+    }
+
+    /// Whether `handle` refers to an entry that is still stored.
+    #[inline]
+    pub fn contains(&self, handle: Handle) -> bool {
+        self.get(handle).is_some()
+    }
+
+    /// Removes the entry behind `handle`, if the handle is still current.
+    #[inline]
+    pub fn remove(&mut self, handle: Handle) -> Option<T> {
+        if self.contains(handle) {
+            Some(self.remove_at(handle.index))
+        } else {
+            None
+        }
+    }
+
+    /// The entry at a trusted internal index.
+    ///
+    /// # Panics
+    ///
+    /// If the slot is vacant: an algorithm followed a dangling link.
+    #[inline]
+    pub fn at(&self, index: u32) -> &T {
+        match &self.slots[index as usize] {
+            Slot::Occupied { value, .. } => value,
+            Slot::Vacant { .. } => panic!("dangling link to vacant slot {index}"),
+        }
+    }
+
+    /// The entry at a trusted internal index, mutably.
+    ///
+    /// # Panics
+    ///
+    /// If the slot is vacant: an algorithm followed a dangling link.
+    #[inline]
+    pub fn at_mut(&mut self, index: u32) -> &mut T {
+        match &mut self.slots[index as usize] {
+            Slot::Occupied { value, .. } => value,
+            Slot::Vacant { .. } => panic!("dangling link to vacant slot {index}"),
+        }
+    }
+
+    /// Removes the entry at a trusted internal index, bumps the slot's
+    /// generation so that outstanding handles go stale, and frees the slot.
+    ///
+    /// # Panics
+    ///
+    /// If the slot is vacant.
+    pub fn remove_at(&mut self, index: u32) -> T {
+        let slot = &mut self.slots[index as usize];
+        let Slot::Occupied { generation, .. } = *slot else {
+            panic!("removing vacant slot {index}");
+        };
+        let old = std::mem::replace(
+            slot,
+            Slot::Vacant {
+                generation: generation.wrapping_add(1),
+                next_free: self.free_head,
+            },
+        );
+        self.free_head = index;
+        self.len -= 1;
+        match old {
+            Slot::Occupied { value, .. } => value,
+            Slot::Vacant { .. } => unreachable!("checked above"),
+        }
+    }
+
+    /// Calls `f` with the index of every occupied slot, in index order. Used by
+    /// algorithms' whole-structure passes (invariant checks, fast-forwards).
+    pub fn for_each_index(&self, mut f: impl FnMut(u32, &T)) {
+        for (index, slot) in self.slots.iter().enumerate() {
+            if let Slot::Occupied { value, .. } = slot {
+                f(u32::try_from(index).expect("arena indices fit u32"), value);
+            }
+        }
+    }
+
+    /// Calls `f` with every occupied entry, mutably, in index order.
+    pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut T)) {
+        for slot in &mut self.slots {
+            if let Slot::Occupied { value, .. } = slot {
+                f(value);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_get_remove() {
+        let mut arena = Arena::new();
+        let a = arena.insert("a");
+        let b = arena.insert("b");
+        assert_eq!(arena.len(), 2);
+        assert_eq!(arena.get(a), Some(&"a"));
+        assert_eq!(arena.remove(a), Some("a"));
+        assert_eq!(arena.remove(a), None, "a removed handle is stale");
+        assert_eq!(arena.get(b), Some(&"b"));
+        assert_eq!(arena.len(), 1);
+    }
+
+    #[test]
+    fn reused_slot_rejects_the_old_handle() {
+        let mut arena = Arena::new();
+        let old = arena.insert(1);
+        arena.remove(old);
+        let new = arena.insert(2);
+        assert_eq!(old.index(), new.index(), "the slot is reused");
+        assert_ne!(old.generation(), new.generation());
+        assert_eq!(arena.get(old), None);
+        assert_eq!(arena.remove(old), None);
+        assert_eq!(
+            arena.get(new),
+            Some(&2),
+            "the stale handle left the new entry alone"
+        );
+    }
+
+    #[test]
+    fn free_list_is_last_in_first_out() {
+        let mut arena = Arena::new();
+        let handles: Vec<_> = (0..4).map(|i| arena.insert(i)).collect();
+        arena.remove(handles[1]);
+        arena.remove(handles[3]);
+        assert_eq!(arena.insert(10).index(), 3);
+        assert_eq!(arena.insert(11).index(), 1);
+        assert_eq!(arena.capacity(), 4, "no growth while slots are free");
+    }
+
+    #[test]
+    fn handle_from_beyond_the_arena_is_rejected() {
+        let mut big = Arena::new();
+        for i in 0..10 {
+            big.insert(i);
+        }
+        let foreign = big.insert(99);
+        let small: Arena<i32> = Arena::new();
+        assert_eq!(small.get(foreign), None);
+    }
+}

@@ -1,0 +1,168 @@
+//! Timer-queue algorithms behind one contract, [`TimerQueue`].
+//!
+//! Every algorithm in this crate keeps a set of pending timers, each an absolute
+//! deadline plus a payload, and hands them back when virtual time reaches them.
+//! Time is an integer [`Tick`] passed in by the caller: by convention one tick is
+//! one millisecond. Architecture invariant: nothing in this crate reads a clock,
+//! spawns a thread or does I/O, so the same operation sequence always produces
+//! the same output and the same [`Counters`].
+//!
+//! # The contract
+//!
+//! * [`TimerQueue::insert`] takes an absolute deadline, anything from 0 to
+//!   [`MAX_DEADLINE`] (2^62), and returns a [`Handle`]. A deadline at or before
+//!   the queue's current time fires at the next [`TimerQueue::advance`], even one
+//!   that does not move the clock.
+//! * [`TimerQueue::cancel`] returns `Some(payload)` only for a pending timer. The
+//!   handle of a timer that has fired or was cancelled returns `None`, and never
+//!   cancels another timer that reused its storage: handles carry a generation.
+//! * [`TimerQueue::advance`] moves the clock to `now` and appends every pending
+//!   timer with `deadline <= now` to the caller's buffer, with its deadline, in
+//!   non-decreasing deadline order within the call (ties in any order). Time never
+//!   goes backwards: an earlier `now` fires nothing and leaves the clock as it was.
+//!   `now` is at most [`MAX_DEADLINE`], like every deadline.
+//! * [`TimerQueue::next_expiry`] is a lower bound `L`: advancing to any time
+//!   before `L` fires nothing. It is `None` when the queue is empty. After an
+//!   advance to `now` it is either `None` or greater than `now`, so a driver that
+//!   advances to `max(now, next_expiry())` always makes progress.
+//! * Every algorithm here is exact: a timer fires in the first advance whose `now`
+//!   reaches its deadline, never earlier and never later.
+//!
+//! # Adding an algorithm
+//!
+//! Write one file in `src/` that implements [`Algorithm`] and [`TimerQueue`],
+//! declare its module below, and add one line to [`registry::for_each`]. That
+//! line alone puts it into the conformance suite (`tests/conformance.rs`) and into
+//! every tool that walks the registry.
+
+pub mod arena;
+pub mod binary_heap;
+// pub mod hashed_wheel;
+// pub mod hierarchical_wheel;
+pub mod list;
+pub mod reference;
+pub mod registry;
+// pub mod rounds_wheel;
+pub mod sorted_list;
+
+pub use arena::Handle;
+
+/// Virtual time in integer ticks; one tick is one millisecond by convention.
+pub type Tick = u64;
+
+/// The largest deadline every algorithm must accept: 2^62 ticks, about
+/// 146 million years at 1 ms. The headroom below `u64::MAX` lets wheels add a
+/// span to a deadline without overflow.
+pub const MAX_DEADLINE: Tick = 1 << 62;
+
+/// A timer handed back by [`TimerQueue::advance`]: its payload and the deadline it
+/// was inserted with (which may be earlier than the advance that fired it, for a
+/// timer inserted already due).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Expired<P> {
+    /// The payload given to [`TimerQueue::insert`].
+    pub payload: P,
+    /// The deadline given to [`TimerQueue::insert`].
+    pub deadline: Tick,
+}
+
+/// Work counters that show where an algorithm spends its effort. They only ever
+/// grow. An algorithm that has no such notion (a heap has no slots) reports 0 and
+/// says so in its module doc.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Counters {
+    /// Slots (buckets) of a wheel that an advance visited, one per tick for a
+    /// ticked wheel, one per bucket taken from a DelayQueue for Kafka's wheel.
+    pub slot_visits: u64,
+    /// Slot visits that fired no timer: the **empty ticks**. For a wheel driven by
+    /// a DelayQueue, a bucket that was emptied by cancels before its turn.
+    pub empty_slot_visits: u64,
+    /// Entries an advance looked at that were not due: rounds decremented in a
+    /// wheel with rounds, the head of a sorted bucket that was still in the future.
+    pub entries_examined_not_due: u64,
+    /// Entries moved from a coarser wheel level to a finer one (re-inserted
+    /// without firing).
+    pub cascades: u64,
+    /// Buckets taken from a DelayQueue (Kafka's wheel); 0 for every other design.
+    pub bucket_expirations: u64,
+    /// Entries an insert stepped over to find its place in an ordered structure:
+    /// the O(n) of a sorted list, the per-bucket order of a hashed wheel.
+    pub insert_scan_steps: u64,
+}
+
+/// Static facts about an algorithm, and how to build it with its defaults.
+///
+/// Kept apart from [`TimerQueue`] so that the operations trait stays about
+/// operations; the registry needs both.
+pub trait Algorithm: Sized {
+    /// The short name used on the command line and in results, e.g. `"binary-heap"`.
+    const NAME: &'static str;
+    /// A one-line description of the design and where it comes from.
+    const SUMMARY: &'static str;
+    /// Build the algorithm with its documented default parameters.
+    fn with_defaults() -> Self;
+    /// The parameters in force, as a short string for the results,
+    /// e.g. `"slots=512"`.
+    fn params(&self) -> String;
+}
+
+/// A priority queue of timers driven by virtual time. See the crate documentation
+/// for the contract every implementation keeps; `tests/conformance.rs` checks it.
+///
+/// The trait is generic over the payload so that a caller's measured loop is
+/// monomorphised per algorithm: no dynamic dispatch per operation.
+pub trait TimerQueue<P> {
+    /// Schedules `payload` to fire at the absolute `deadline` and returns a handle
+    /// for [`TimerQueue::cancel`]. A deadline at or before [`TimerQueue::now`]
+    /// fires at the next [`TimerQueue::advance`].
+    ///
+    /// # Panics
+    ///
+    /// If `deadline > MAX_DEADLINE`, or if the queue already holds `u32::MAX - 1`
+    /// timers.
+    fn insert(&mut self, deadline: Tick, payload: P) -> Handle;
+
+    /// Removes a pending timer and returns its payload; `None` if the timer has
+    /// already fired or been cancelled.
+    fn cancel(&mut self, handle: Handle) -> Option<P>;
+
+    /// Moves the clock to `now` and appends every timer with `deadline <= now` to
+    /// `out`, in non-decreasing deadline order. An earlier `now` does nothing.
+    ///
+    /// # Panics
+    ///
+    /// If `now > MAX_DEADLINE`.
+    fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>);
+
+    /// A lower bound on the next deadline: advancing to any time before it fires
+    /// nothing. `None` when no timer is pending.
+    fn next_expiry(&self) -> Option<Tick>;
+
+    /// The current time: the largest `now` passed to [`TimerQueue::advance`], or 0.
+    fn now(&self) -> Tick;
+
+    /// The number of pending timers.
+    fn len(&self) -> usize;
+
+    /// Whether no timer is pending.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The work counters accumulated since the queue was built.
+    fn counters(&self) -> Counters;
+}
+
+/// Checks a deadline or a `now` against [`MAX_DEADLINE`]; every `insert` and
+/// `advance` calls it first.
+///
+/// # Panics
+///
+/// If `deadline > MAX_DEADLINE`.
+#[inline]
+pub fn check_deadline(deadline: Tick) {
+    assert!(
+        deadline <= MAX_DEADLINE,
+        "deadline {deadline} is beyond MAX_DEADLINE ({MAX_DEADLINE})"
+    );
+}

@@ -1,0 +1,83 @@
+//! The one list of algorithms.
+//!
+//! [`for_each`] calls a visitor once per registered algorithm with the concrete
+//! type as a generic parameter, so whatever the visitor does (a conformance test, a
+//! measured replay) is monomorphised for that algorithm: static dispatch, no `dyn`
+//! call per operation. Registering an algorithm is one line in [`for_each`]; the
+//! conformance suite, and every tool built on this module, pick it up from there.
+
+use crate::{Algorithm, TimerQueue};
+
+/// The payload type used by everything that walks the registry.
+pub type Payload = u64;
+
+/// Something done once per registered algorithm.
+pub trait AlgorithmVisitor {
+    /// Called with each registered algorithm type, in registry order.
+    fn visit<Q: Algorithm + TimerQueue<Payload>>(&mut self);
+}
+
+/// Calls `visitor.visit::<Q>()` for every registered algorithm, in a fixed order.
+///
+/// To register an algorithm, add one line here.
+pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
+    visitor.visit::<crate::sorted_list::SortedList<Payload>>();
+    visitor.visit::<crate::binary_heap::IndexedBinaryHeap<Payload>>();
+    // visitor.visit::<crate::rounds_wheel::RoundsWheel<Payload>>();
+    // visitor.visit::<crate::hashed_wheel::HashedWheel<Payload>>();
+    // visitor.visit::<crate::hierarchical_wheel::HierarchicalWheel<Payload>>();
+}
+
+/// Name, summary and default parameters of a registered algorithm.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AlgorithmInfo {
+    /// [`Algorithm::NAME`].
+    pub name: &'static str,
+    /// [`Algorithm::SUMMARY`].
+    pub summary: &'static str,
+    /// [`Algorithm::params`] of the default configuration.
+    pub params: String,
+}
+
+/// The registered algorithms, in registry order.
+pub fn catalog() -> Vec<AlgorithmInfo> {
+    struct Collect(Vec<AlgorithmInfo>);
+    impl AlgorithmVisitor for Collect {
+        fn visit<Q: Algorithm + TimerQueue<Payload>>(&mut self) {
+            self.0.push(AlgorithmInfo {
+                name: Q::NAME,
+                summary: Q::SUMMARY,
+                params: Q::with_defaults().params(),
+            });
+        }
+    }
+    let mut collect = Collect(Vec::new());
+    for_each(&mut collect);
+    collect.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_command_line_friendly() {
+        let catalog = catalog();
+        assert!(!catalog.is_empty());
+        for (i, info) in catalog.iter().enumerate() {
+            assert!(
+                info.name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "name {:?} must be lowercase, digits and dashes",
+                info.name
+            );
+            assert!(!info.summary.is_empty(), "{} has no summary", info.name);
+            assert!(
+                catalog[..i].iter().all(|other| other.name != info.name),
+                "{} is registered twice",
+                info.name
+            );
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! Randomised differential testing against the reference model.
+//!
+//! An operation sequence is a list of `(selector, raw)` pairs. Each pair is
+//! decoded against the state at the moment it runs (the current time, the handles
+//! issued so far, the model's next deadline), so that every generated sequence is
+//! meaningful and proptest's shrinking keeps it so. The same sequence is applied
+//! to the algorithm under test and to `ReferenceModel`, and after every step:
+//!
+//! * an insert: nothing to compare yet;
+//! * a cancel (of a pending, fired, cancelled or reused-slot handle): both return
+//!   the same `Option<payload>`;
+//! * an advance: the algorithm's output is in non-decreasing deadline order and is
+//!   the same multiset of `(deadline, payload)` as the model's; `now()` agrees;
+//!
+//! and always: `len()` agrees, and `next_expiry()` is a valid lower bound (`None`
+//! exactly when empty, at most the model's exact next deadline, and after a
+//! forward advance greater than `now`).
+
+use algorithms::reference::{ModelHandle, ReferenceModel};
+use algorithms::registry::Payload;
+use algorithms::{Algorithm, Expired, Handle, MAX_DEADLINE, Tick, TimerQueue};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Number of proptest cases per algorithm; `PROPTEST_CASES` overrides it.
+const PROPTEST_CASES: u32 = 1_000;
+/// Longest generated sequence in the proptest run.
+const PROPTEST_MAX_OPS: usize = 400;
+/// Seeds of the seeded run. Nothing up our sleeves: digits of pi and e.
+const SEEDS: [u64; 4] = [0x3141_5926_5358_9793, 0x2718_2818_2845_9045, 1, 2];
+/// Operations per seed in the seeded run.
+const SEEDED_OPS: usize = 100_000;
+/// Operations in the soak run (release mode, `make soak`).
+const SOAK_OPS: usize = 3_000_000;
+/// Pending timers beyond which an insert is turned into a cancel, so that the
+/// O(n) sorted list stays affordable in long runs.
+const PENDING_CAP: usize = 2_000;
+const SOAK_PENDING_CAP: usize = 20_000;
+
+/// Deadlines that are not random but sit on the boundaries wheels care about:
+/// powers of two (tokio, Linux, Netty's rounded slot counts), powers of 20
+/// (Kafka's default wheel size) and multiples of 512 (Netty's default).
+fn boundary_delay(raw: u64) -> Tick {
+    let base = match raw % 3 {
+        0 => 1u64 << ((raw >> 2) % 62),
+        1 => 20u64.pow(((raw >> 2) % 14) as u32),
+        _ => 512 * ((raw >> 2) % 64 + 1),
+    };
+    // One below, at, or one above the boundary.
+    (base + ((raw >> 8) % 3)).saturating_sub(1)
+}
+
+/// The state a sequence is decoded against, and the two queues it drives.
+struct Run<Q> {
+    queue: Q,
+    model: ReferenceModel<Payload>,
+    /// Every handle ever issued, by payload (the payload is the insert's number).
+    issued: Vec<(Handle, ModelHandle, Tick)>,
+    /// Payloads of the timers still pending, for picking a pending one to cancel.
+    pending: Vec<Payload>,
+    /// Where each payload sits in `pending`, or `usize::MAX` once it is gone.
+    pending_position: Vec<usize>,
+    pending_cap: usize,
+    out: Vec<Expired<Payload>>,
+    model_out: Vec<Expired<Payload>>,
+}
+
+impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
+    fn new(pending_cap: usize) -> Self {
+        Self {
+            queue: Q::with_defaults(),
+            model: ReferenceModel::new(),
+            issued: Vec::new(),
+            pending: Vec::new(),
+            pending_position: Vec::new(),
+            pending_cap,
+            out: Vec::new(),
+            model_out: Vec::new(),
+        }
+    }
+
+    fn forget(&mut self, payload: Payload) {
+        let position = std::mem::replace(&mut self.pending_position[payload as usize], usize::MAX);
+        assert_ne!(position, usize::MAX, "payload {payload} was not pending");
+        self.pending.swap_remove(position);
+        if let Some(&moved) = self.pending.get(position) {
+            self.pending_position[moved as usize] = position;
+        }
+    }
+
+    /// Decodes and applies one operation, then checks the invariants.
+    fn step(&mut self, selector: u8, raw: u64) {
+        let now = self.model.now();
+        match selector % 100 {
+            // 45%: insert, with deadlines of every kind.
+            0..45 => {
+                if self.model.len() >= self.pending_cap && !self.pending.is_empty() {
+                    self.cancel_pending(raw);
+                } else {
+                    let deadline = self.pick_deadline(raw);
+                    self.insert(deadline);
+                }
+            }
+            // 10%: cancel a pending timer.
+            45..55 => self.cancel_pending(raw),
+            // 8%: cancel any handle ever issued: fired, cancelled or pending.
+            55..63 => {
+                if !self.issued.is_empty() {
+                    let (handle, model_handle, _) =
+                        self.issued[(raw % self.issued.len() as u64) as usize];
+                    self.cancel(handle, model_handle);
+                }
+            }
+            // The rest: advance by various amounts.
+            63..70 => self.advance(now),
+            70..80 => self.advance((now + 1).min(MAX_DEADLINE)),
+            80..88 => self.advance((now + raw % 100).min(MAX_DEADLINE)),
+            88..92 => self.advance((now + raw % 20_000).min(MAX_DEADLINE)),
+            92..96 => {
+                // To the model's next deadline, or just before or after it.
+                let target = self.model.next_expiry().unwrap_or(now).max(now);
+                self.advance((target + raw % 3).saturating_sub(1).min(MAX_DEADLINE));
+            }
+            96..98 => self.advance(now.saturating_sub(raw % 1000)),
+            _ => self.advance((now + boundary_delay(raw)).min(MAX_DEADLINE)),
+        }
+        self.check_len_and_bound();
+    }
+
+    fn pick_deadline(&self, raw: u64) -> Tick {
+        let now = self.model.now();
+        let delay = match raw % 16 {
+            // Near: within one 64-slot level.
+            0..4 => (raw >> 8) & 63,
+            4..7 => 64 + (raw >> 8) % 5_000,
+            7..9 => 5_000 + (raw >> 8) % 10_000_000,
+            // Very far: anywhere up to MAX_DEADLINE.
+            9 => (raw >> 4) % (MAX_DEADLINE - now + 1),
+            10..12 => boundary_delay(raw >> 4),
+            12..14 => {
+                // In the past, or exactly now.
+                return now.saturating_sub((raw >> 8) % 2_000);
+            }
+            _ => {
+                // Equal to an earlier timer's deadline.
+                if self.issued.is_empty() {
+                    0
+                } else {
+                    let (_, _, deadline) =
+                        self.issued[((raw >> 8) % self.issued.len() as u64) as usize];
+                    return deadline;
+                }
+            }
+        };
+        (now + delay).min(MAX_DEADLINE)
+    }
+
+    fn insert(&mut self, deadline: Tick) {
+        let payload = self.issued.len() as Payload;
+        let handle = self.queue.insert(deadline, payload);
+        let model_handle = self.model.insert(deadline, payload);
+        self.issued.push((handle, model_handle, deadline));
+        self.pending_position.push(self.pending.len());
+        self.pending.push(payload);
+    }
+
+    fn cancel_pending(&mut self, raw: u64) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let payload = self.pending[(raw % self.pending.len() as u64) as usize];
+        let (handle, model_handle, _) = self.issued[payload as usize];
+        self.cancel(handle, model_handle);
+    }
+
+    fn cancel(&mut self, handle: Handle, model_handle: ModelHandle) {
+        let got = self.queue.cancel(handle);
+        let want = self.model.cancel(model_handle);
+        assert_eq!(got, want, "cancel({handle:?}) at now={}", self.model.now());
+        if let Some(payload) = want {
+            self.forget(payload);
+        }
+    }
+
+    fn advance(&mut self, to: Tick) {
+        self.out.clear();
+        self.model_out.clear();
+        let before = self.model.now();
+        self.queue.advance(to, &mut self.out);
+        self.model.advance(to, &mut self.model_out);
+        assert!(
+            self.out.windows(2).all(|w| w[0].deadline <= w[1].deadline),
+            "advance({to}) from {before} delivered out of deadline order: {:?}",
+            self.out
+        );
+        let mut got: Vec<(Tick, Payload)> =
+            self.out.iter().map(|e| (e.deadline, e.payload)).collect();
+        let mut want: Vec<(Tick, Payload)> = self
+            .model_out
+            .iter()
+            .map(|e| (e.deadline, e.payload))
+            .collect();
+        got.sort_unstable();
+        want.sort_unstable();
+        if got != want {
+            let missing: Vec<_> = want.iter().filter(|e| !got.contains(e)).take(10).collect();
+            let extra: Vec<_> = got.iter().filter(|e| !want.contains(e)).take(10).collect();
+            panic!(
+                "advance({to}) from {before}: fired {} timers, the model {}; \
+                 missing (deadline, payload) {missing:?}; unexpected {extra:?}",
+                got.len(),
+                want.len()
+            );
+        }
+        assert_eq!(
+            self.queue.now(),
+            self.model.now(),
+            "now() after advance({to}) from {before}"
+        );
+        for &(_, payload) in &want {
+            self.forget(payload);
+        }
+        // A backwards advance is a no-op and may leave overdue timers behind.
+        if let (true, Some(bound)) = (to >= before, self.queue.next_expiry()) {
+            assert!(
+                bound > self.model.now(),
+                "after advance({to}), next_expiry() = {bound} is not after now"
+            );
+        }
+    }
+
+    fn check_len_and_bound(&self) {
+        assert_eq!(
+            self.queue.len(),
+            self.model.len(),
+            "len() at now={}",
+            self.model.now()
+        );
+        assert_eq!(self.queue.is_empty(), self.model.is_empty());
+        match (self.queue.next_expiry(), self.model.next_expiry()) {
+            (None, None) => {}
+            (Some(bound), Some(exact)) => assert!(
+                bound <= exact,
+                "next_expiry() = {bound} is after the next deadline {exact} (now={})",
+                self.model.now()
+            ),
+            (got, want) => panic!(
+                "next_expiry() = {got:?} but the next deadline is {want:?} (now={})",
+                self.model.now()
+            ),
+        }
+    }
+
+    /// Fires everything that is left, so that the final state is compared too.
+    fn drain(&mut self) {
+        self.advance(MAX_DEADLINE);
+        assert!(
+            self.queue.is_empty(),
+            "timers left after advancing to MAX_DEADLINE"
+        );
+    }
+}
+
+/// Replays `ops` against `Q` and the model.
+fn replay<Q: Algorithm + TimerQueue<Payload>>(ops: &[(u8, u64)], pending_cap: usize) {
+    let mut run = Run::<Q>::new(pending_cap);
+    for &(selector, raw) in ops {
+        run.step(selector, raw);
+    }
+    run.drain();
+}
+
+/// Proptest-generated sequences, shrunk to a minimal failing one on failure.
+pub(crate) fn proptest_against_model<Q: Algorithm + TimerQueue<Payload>>() {
+    let config = Config {
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(PROPTEST_CASES),
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let mut runner = TestRunner::new_with_rng(
+        config,
+        proptest::test_runner::TestRng::deterministic_rng(
+            proptest::test_runner::RngAlgorithm::ChaCha,
+        ),
+    );
+    let strategy = prop::collection::vec((0u8..100, any::<u64>()), 0..PROPTEST_MAX_OPS);
+    let result = runner.run(&strategy, |ops| {
+        std::panic::catch_unwind(|| replay::<Q>(&ops, PENDING_CAP)).map_err(|panic| {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_default();
+            TestCaseError::fail(message)
+        })
+    });
+    if let Err(error) = result {
+        panic!("{}: {error}", Q::NAME);
+    }
+}
+
+/// Long sequences from fixed seeds: larger populations than proptest reaches.
+pub(crate) fn seeded_against_model<Q: Algorithm + TimerQueue<Payload>>() {
+    for seed in SEEDS {
+        seeded_run::<Q>(seed, SEEDED_OPS, PENDING_CAP);
+    }
+}
+
+/// The soak: millions of operations, run by `make soak` in release mode.
+pub(crate) fn soak_against_model<Q: Algorithm + TimerQueue<Payload>>() {
+    seeded_run::<Q>(SEEDS[0], SOAK_OPS, SOAK_PENDING_CAP);
+}
+
+fn seeded_run<Q: Algorithm + TimerQueue<Payload>>(seed: u64, ops: usize, pending_cap: usize) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut run = Run::<Q>::new(pending_cap);
+    for _ in 0..ops {
+        let selector: u8 = rng.random_range(0..100);
+        let raw: u64 = rng.random();
+        run.step(selector, raw);
+    }
+    run.drain();
+}
