@@ -7,7 +7,10 @@
 //!
 //! A [`Handle`] is the slot index plus the slot's generation at insert time. The
 //! generation is bumped on every removal, so a handle that outlived its timer no
-//! longer matches and cannot reach the timer that reused the slot.
+//! longer matches and cannot reach the timer that reused the slot. Generations
+//! are 32 bits and wrap: a handle kept while its slot is reused 2^32 times would
+//! match again. No workload here comes near that; a long-lived service would
+//! widen the generation.
 //!
 //! Inside an algorithm, entries link to each other by bare `u32` index (see
 //! [`crate::list`]); those links are trusted, and [`Arena::at`] panics on a vacant

@@ -32,17 +32,17 @@
 //!
 //! Write one file in `src/` that implements [`Algorithm`] and [`TimerQueue`],
 //! declare its module below, and add one line to [`registry::for_each`]. That
-//! line alone puts it into the conformance suite (`tests/conformance.rs`) and into
+//! line alone puts it into the conformance suite (`tests/conformance/`) and into
 //! every tool that walks the registry.
 
 pub mod arena;
 pub mod binary_heap;
-// pub mod hashed_wheel;
-// pub mod hierarchical_wheel;
+pub mod hashed_wheel;
+pub mod hierarchical_wheel;
 pub mod list;
 pub mod reference;
 pub mod registry;
-// pub mod rounds_wheel;
+pub mod rounds_wheel;
 pub mod sorted_list;
 
 pub use arena::Handle;
@@ -90,6 +90,21 @@ pub struct Counters {
     pub insert_scan_steps: u64,
 }
 
+impl Counters {
+    /// The work done since `earlier`, a reading of the same queue's counters.
+    pub fn since(&self, earlier: &Counters) -> Counters {
+        Counters {
+            slot_visits: self.slot_visits - earlier.slot_visits,
+            empty_slot_visits: self.empty_slot_visits - earlier.empty_slot_visits,
+            entries_examined_not_due: self.entries_examined_not_due
+                - earlier.entries_examined_not_due,
+            cascades: self.cascades - earlier.cascades,
+            bucket_expirations: self.bucket_expirations - earlier.bucket_expirations,
+            insert_scan_steps: self.insert_scan_steps - earlier.insert_scan_steps,
+        }
+    }
+}
+
 /// Static facts about an algorithm, and how to build it with its defaults.
 ///
 /// Kept apart from [`TimerQueue`] so that the operations trait stays about
@@ -99,6 +114,11 @@ pub trait Algorithm: Sized {
     const NAME: &'static str;
     /// A one-line description of the design and where it comes from.
     const SUMMARY: &'static str;
+    /// The largest pending population at which a benchmark should run this
+    /// algorithm; a workload that keeps more timers pending skips it (and says so
+    /// in the results). Only an algorithm with a super-logarithmic operation, such
+    /// as the sorted list's O(n) insert, sets it below the default.
+    const PENDING_LIMIT: usize = usize::MAX;
     /// Build the algorithm with its documented default parameters.
     fn with_defaults() -> Self;
     /// The parameters in force, as a short string for the results,
@@ -107,7 +127,7 @@ pub trait Algorithm: Sized {
 }
 
 /// A priority queue of timers driven by virtual time. See the crate documentation
-/// for the contract every implementation keeps; `tests/conformance.rs` checks it.
+/// for the contract every implementation keeps; `tests/conformance/` checks it.
 ///
 /// The trait is generic over the payload so that a caller's measured loop is
 /// monomorphised per algorithm: no dynamic dispatch per operation.

@@ -12,13 +12,14 @@
 //! * an advance: the algorithm's output is in non-decreasing deadline order and is
 //!   the same multiset of `(deadline, payload)` as the model's; `now()` agrees;
 //!
-//! and always: `len()` agrees, and `next_expiry()` is a valid lower bound (`None`
+//! and always: `len()` agrees, the work counters never decrease (and empty slot
+//! visits never exceed slot visits), and `next_expiry()` is a valid lower bound (`None`
 //! exactly when empty, at most the model's exact next deadline, and after a
 //! forward advance greater than `now`).
 
 use algorithms::reference::{ModelHandle, ReferenceModel};
 use algorithms::registry::Payload;
-use algorithms::{Algorithm, Expired, Handle, MAX_DEADLINE, Tick, TimerQueue};
+use algorithms::{Algorithm, Counters, Expired, Handle, MAX_DEADLINE, Tick, TimerQueue};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use rand::{Rng, SeedableRng};
@@ -63,6 +64,8 @@ struct Run<Q> {
     /// Where each payload sits in `pending`, or `usize::MAX` once it is gone.
     pending_position: Vec<usize>,
     pending_cap: usize,
+    /// The counters after the previous step: counters only ever grow.
+    counters: Counters,
     out: Vec<Expired<Payload>>,
     model_out: Vec<Expired<Payload>>,
 }
@@ -76,6 +79,7 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
             pending: Vec::new(),
             pending_position: Vec::new(),
             pending_cap,
+            counters: Counters::default(),
             out: Vec::new(),
             model_out: Vec::new(),
         }
@@ -127,6 +131,33 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
             _ => self.advance((now + boundary_delay(raw)).min(MAX_DEADLINE)),
         }
         self.check_len_and_bound();
+        self.check_counters();
+    }
+
+    /// Counters never decrease, and a slot visit that fired nothing is still a visit.
+    fn check_counters(&mut self) {
+        let now = self.queue.counters();
+        let before = self.counters;
+        let pairs = [
+            (now.slot_visits, before.slot_visits),
+            (now.empty_slot_visits, before.empty_slot_visits),
+            (
+                now.entries_examined_not_due,
+                before.entries_examined_not_due,
+            ),
+            (now.cascades, before.cascades),
+            (now.bucket_expirations, before.bucket_expirations),
+            (now.insert_scan_steps, before.insert_scan_steps),
+        ];
+        assert!(
+            pairs.iter().all(|(after, earlier)| after >= earlier),
+            "a counter went down: {before:?} -> {now:?}"
+        );
+        assert!(
+            now.empty_slot_visits <= now.slot_visits,
+            "more empty slot visits than slot visits: {now:?}"
+        );
+        self.counters = now;
     }
 
     fn pick_deadline(&self, raw: u64) -> Tick {

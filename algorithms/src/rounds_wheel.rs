@@ -1,0 +1,534 @@
+//! Hashed timing wheel with rounds: Varghese & Lauck scheme 6, as in Netty's
+//! `HashedWheelTimer`.
+//!
+//! # Idea
+//!
+//! One circular array of `slots` unsorted lists and a cursor that moves one slot
+//! per tick. A timer goes into slot `deadline & mask`, whatever its distance, and
+//! remembers how many times the cursor will pass that slot before the pass that
+//! fires it: its **remaining rounds**. Each tick the cursor visits one slot and
+//! walks all of it: an entry with no rounds left fires, every other entry loses
+//! one round. Insert and cancel are O(1); the price is paid per tick, which walks
+//! about `n / slots` entries whether or not any is due, and visits the slot even
+//! when it is empty: the **empty ticks** of a ticked wheel.
+//!
+//! # Source
+//!
+//! Varghese & Lauck, "Hashed and Hierarchical Timing Wheels" (SOSP 1987), scheme 6;
+//! Netty's `io.netty.util.HashedWheelTimer`, whose `HashedWheelTimeout` carries
+//! `remainingRounds` and whose `HashedWheelBucket` is an unsorted doubly-linked
+//! list. Netty's defaults are 512 slots of 100 ms. Here one wheel tick is one
+//! contract tick (1 ms), because the contract is exact at 1-tick granularity: a
+//! coarser tick such as Netty's 100 ms is modelled by a workload whose units are
+//! coarser, not by a wheel that rounds deadlines.
+//!
+//! As in Netty, the rounds are computed at insert relative to the next tick the
+//! cursor will visit, `(deadline - next_tick) / slots`, so that the entry reaches
+//! zero on exactly the visit where the tick equals its deadline. The slot count is
+//! a power of two, so the division is a shift and the slot is a mask.
+//!
+//! # Deviations from Netty
+//!
+//! * Insert and cancel take effect at once. Netty's caller threads hand new and
+//!   cancelled timeouts to the worker thread through MPSC queues, drained at the
+//!   start of each tick; this project is single-threaded, so there is nothing to
+//!   hand over. This is the one deviation in the scheme itself.
+//! * A timer whose deadline is at or before the current time goes on a separate
+//!   **overdue list**, not into the current bucket as in Netty. The contract wants
+//!   it fired by the next advance even if the clock does not move, and in deadline
+//!   order before anything the wheel fires; the overdue list is drained and sorted
+//!   at the start of each advance.
+//! * Two fast-forwards that Netty does not have, because its worker is driven by a
+//!   real clock one tick at a time. Neither is triggered by a driver that advances
+//!   one tick at a time, which is how the harness drives this wheel while it holds
+//!   timers (`next_expiry()` is `now + 1`):
+//!   - (a) when the wheel holds no timers and more than one revolution of the
+//!     advance remains, the cursor jumps straight to `now` without visiting
+//!     anything, so no counter moves. Shorter spans are ticked, so a driver that
+//!     steps an empty wheel tick by tick (the harness's `tick` driver) sees every
+//!     empty tick, as Netty's worker would; a driver guided by `next_expiry()`,
+//!     which is `None` for an empty queue, jumps over idle time instead.
+//!   - (b) when an advance spans more than [`FAST_FORWARD_REVOLUTIONS`]
+//!     revolutions, the wheel skips `k` whole revolutions at once by subtracting
+//!     `k` from every entry's rounds, where `k` is the smallest remaining rounds of
+//!     any entry (so nothing can fire in the skipped revolutions), capped at one
+//!     revolution less than the jump leaves. Then it ticks on by hand and repeats.
+//!     Each skip is one O(n) pass over the arena; skipped ticks are not counted as
+//!     visits. Without it, a jump of 2^46 ticks would take 2^46 visits.
+//!
+//! # Cost
+//!
+//! | operation | cost |
+//! |---|---|
+//! | insert | O(1): a push onto the slot's (or the overdue) list |
+//! | cancel | O(1): an unlink through the handle's index |
+//! | advance | one visit per tick, each walking its whole slot: O(n / slots) on average; plus O(m log m) to sort m overdue timers |
+//! | next expiry | O(1): a lower bound, `now + 1` unless an overdue timer is pending |
+//!
+//! # Invariants
+//!
+//! * Every entry on the wheel has `deadline > now` and sits in slot
+//!   `deadline & mask`; its `slot` field says so. Every other entry is on the
+//!   overdue list, with `deadline <= now` at its insert, and `slot == OVERDUE`.
+//! * For every wheel entry, `deadline == next_visit + remaining_rounds * slots`,
+//!   where `next_visit` is the next tick after `now` that maps to its slot. So an
+//!   entry fires exactly when its rounds are 0, at the tick equal to its deadline;
+//!   each visit checks this with a `debug_assert!`.
+//! * `len()` is the arena's length: every pending timer is one arena entry, on
+//!   exactly one list.
+//! * After an advance the cursor is at `now`: every tick up to `now` has been
+//!   visited or skipped.
+//!
+//! # Counters
+//!
+//! `slot_visits` counts one per tick visited; `empty_slot_visits` the visits that
+//! fired nothing (including visits to slots holding only later rounds);
+//! `entries_examined_not_due` one per round taken off an entry during a visit
+//! (rounds taken off by fast-forward (b) are not counted, as nothing is visited).
+//! `cascades` stay 0 because there is a single level; `bucket_expirations` stay 0
+//! because no DelayQueue drives the wheel; `insert_scan_steps` stay 0 because the
+//! slot lists are unsorted, so an insert steps over nothing.
+//!
+//! # Parameters
+//!
+//! `slots`: the number of slots, rounded up to a power of two, from 1 to
+//! [`MAX_SLOTS`]; default [`DEFAULT_SLOTS`]. Shown as `slots=512`.
+
+use crate::arena::{Arena, Handle};
+use crate::list::{Linked, Links, List, NIL};
+use crate::{Algorithm, Counters, Expired, Tick, TimerQueue, check_deadline};
+
+/// Netty's default `ticksPerWheel`.
+pub const DEFAULT_SLOTS: usize = 512;
+
+/// The largest slot count: Netty rejects `ticksPerWheel` above 2^30. It also
+/// keeps every slot index below [`OVERDUE`] in a `u32`.
+pub const MAX_SLOTS: usize = 1 << 30;
+
+/// An advance that spans more than this many revolutions may use fast-forward
+/// (b). Two, so that skipping (capped at one revolution less than the jump
+/// leaves) always leaves at least one revolution to tick by hand.
+pub const FAST_FORWARD_REVOLUTIONS: u64 = 2;
+
+/// The `slot` of an entry that is on the overdue list rather than on the wheel.
+const OVERDUE: u32 = u32::MAX;
+
+/// One pending timer, Netty's `HashedWheelTimeout`.
+#[derive(Debug)]
+struct Entry<P> {
+    deadline: Tick,
+    payload: P,
+    links: Links,
+    /// The slot whose list holds the entry, or [`OVERDUE`] for the overdue list.
+    slot: u32,
+    /// Visits of the entry's slot still to come before the one that fires it;
+    /// 0 on the overdue list, where it is not used.
+    remaining_rounds: u64,
+}
+
+impl<P> Linked for Entry<P> {
+    fn links(&self) -> &Links {
+        &self.links
+    }
+    fn links_mut(&mut self) -> &mut Links {
+        &mut self.links
+    }
+}
+
+/// A single hashed wheel whose entries count down rounds. See the module
+/// documentation.
+#[derive(Debug)]
+pub struct RoundsWheel<P> {
+    entries: Arena<Entry<P>>,
+    /// One unsorted list per slot, allocated once at construction.
+    slots: Box<[List]>,
+    /// `slots.len() - 1`: the slot of tick `t` is `t & mask`.
+    mask: u64,
+    /// `log2(slots.len())`: dividing a tick distance by the slot count is a shift.
+    shift: u32,
+    /// Timers inserted with `deadline <= now`, in insertion order.
+    overdue: List,
+    /// A lower bound on the overdue list's deadlines: their running minimum since
+    /// the list was last drained (a cancel may leave it lower than it needs to be).
+    /// `Tick::MAX` when the list was just drained; only read while it is non-empty.
+    overdue_min: Tick,
+    /// The current time, and the wheel's cursor: every tick up to it has been
+    /// visited (or skipped by a fast-forward).
+    now: Tick,
+    counters: Counters,
+}
+
+impl<P> Default for RoundsWheel<P> {
+    fn default() -> Self {
+        Self::with_slots(DEFAULT_SLOTS)
+    }
+}
+
+/// The slot count for a requested `slots`: rounded up to a power of two, as Netty
+/// does.
+///
+/// # Panics
+///
+/// If `requested` is 0 or above [`MAX_SLOTS`].
+fn round_up_slots(requested: usize) -> usize {
+    assert!(
+        (1..=MAX_SLOTS).contains(&requested),
+        "slots must be between 1 and {MAX_SLOTS}, got {requested}"
+    );
+    requested.next_power_of_two()
+}
+
+/// The slot that tick (or deadline) `tick` maps to.
+#[inline]
+fn slot_of(tick: Tick, mask: u64) -> u32 {
+    // The mask is below MAX_SLOTS, so the slot fits a u32 without loss.
+    (tick & mask) as u32
+}
+
+/// The rounds of a timer due at `deadline` when the next tick to visit is
+/// `next_tick <= deadline`: how often the cursor visits its slot before the visit
+/// at `deadline`. Those visits are at `deadline - k * slots` for `k >= 1` while
+/// that is at least `next_tick`, so there are `(deadline - next_tick) / slots`.
+#[inline]
+fn rounds_for(deadline: Tick, next_tick: Tick, shift: u32) -> u64 {
+    debug_assert!(
+        next_tick <= deadline,
+        "deadline {deadline} is before the next tick {next_tick}"
+    );
+    (deadline - next_tick) >> shift
+}
+
+impl<P> RoundsWheel<P> {
+    /// An empty wheel at time 0 with `slots` slots, rounded up to a power of two.
+    ///
+    /// # Panics
+    ///
+    /// If `slots` is 0 or above [`MAX_SLOTS`].
+    pub fn with_slots(slots: usize) -> Self {
+        let slots = round_up_slots(slots);
+        Self {
+            entries: Arena::new(),
+            slots: vec![List::EMPTY; slots].into_boxed_slice(),
+            mask: slots as u64 - 1,
+            shift: slots.trailing_zeros(),
+            overdue: List::EMPTY,
+            overdue_min: Tick::MAX,
+            now: 0,
+            counters: Counters::default(),
+        }
+    }
+
+    /// The number of slots, a power of two.
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Moves every overdue timer to `out`, sorted by deadline among themselves.
+    /// Every timer on the wheel is due after the current time, so these come first.
+    fn fire_overdue(&mut self, out: &mut Vec<Expired<P>>) {
+        let first = out.len();
+        while let Some(index) = self.overdue.pop_front(&mut self.entries) {
+            let entry = self.entries.remove_at(index);
+            out.push(Expired {
+                payload: entry.payload,
+                deadline: entry.deadline,
+            });
+        }
+        // Only the appended segment is sorted; the unstable sort does not allocate.
+        out[first..].sort_unstable_by_key(|expired| expired.deadline);
+        self.overdue_min = Tick::MAX;
+    }
+
+    /// Moves the cursor to `now`, visiting every tick on the way, except for the
+    /// two fast-forwards of the module documentation.
+    fn turn_to(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
+        let slots = self.mask + 1;
+        while self.now < now {
+            let left = now - self.now;
+            if self.entries.is_empty() && left > slots {
+                // Fast-forward (a): nothing is left to visit. Spans up to one
+                // revolution are still ticked, so that a driver stepping an empty
+                // wheel tick by tick sees its empty ticks, as Netty's worker would.
+                self.now = now;
+                return;
+            }
+            if left > FAST_FORWARD_REVOLUTIONS * slots {
+                self.skip_revolutions(left / slots - 1);
+            }
+            // Tick by hand through at most one revolution, then look again.
+            let end = now.min(self.now + slots);
+            while self.now < end {
+                self.now += 1;
+                self.visit(self.now, out);
+            }
+        }
+    }
+
+    /// Fast-forward (b): skips up to `limit` whole revolutions in which no entry
+    /// can fire, taking one round off every wheel entry per revolution.
+    fn skip_revolutions(&mut self, limit: u64) {
+        let mut min_rounds = u64::MAX;
+        self.entries.for_each_index(|_, entry| {
+            if entry.slot != OVERDUE {
+                min_rounds = min_rounds.min(entry.remaining_rounds);
+            }
+        });
+        let skip = min_rounds.min(limit);
+        if skip == 0 {
+            return;
+        }
+        // Entries on the overdue list have no rounds to lose. (The list is empty
+        // during an advance, but the pass does not rely on it.)
+        self.entries.for_each_mut(|entry| {
+            if entry.slot != OVERDUE {
+                entry.remaining_rounds -= skip;
+            }
+        });
+        // `skip < left / slots`, so the cursor stays before the advance's `now`.
+        self.now += skip << self.shift;
+    }
+
+    /// Visits the slot of `tick`, the tick the cursor has just reached: fires the
+    /// entries with no rounds left and takes a round off every other one.
+    fn visit(&mut self, tick: Tick, out: &mut Vec<Expired<P>>) {
+        let slot = slot_of(tick, self.mask);
+        let shift = self.shift;
+        let fired_before = out.len();
+        let mut at = self.slots[slot as usize].head();
+        while at != NIL {
+            let entry = self.entries.at_mut(at);
+            let next = entry.links.next;
+            debug_assert_eq!(
+                entry.slot, slot,
+                "entry {at} with deadline {} is on the list of slot {slot}",
+                entry.deadline
+            );
+            debug_assert_eq!(
+                entry.deadline,
+                tick + (entry.remaining_rounds << shift),
+                "entry {at} at tick {tick} has {} rounds left",
+                entry.remaining_rounds
+            );
+            if entry.remaining_rounds == 0 {
+                self.slots[slot as usize].unlink(&mut self.entries, at);
+                let entry = self.entries.remove_at(at);
+                out.push(Expired {
+                    payload: entry.payload,
+                    deadline: entry.deadline,
+                });
+            } else {
+                entry.remaining_rounds -= 1;
+                self.counters.entries_examined_not_due += 1;
+            }
+            at = next;
+        }
+        self.counters.slot_visits += 1;
+        if out.len() == fired_before {
+            self.counters.empty_slot_visits += 1;
+        }
+    }
+}
+
+impl<P> Algorithm for RoundsWheel<P> {
+    const NAME: &'static str = "rounds-wheel";
+    const SUMMARY: &'static str = "V&L scheme 6 (Netty HashedWheelTimer): one hashed wheel of \
+         unsorted slots, ticked every tick, entries counting down remaining rounds";
+
+    fn with_defaults() -> Self {
+        Self::default()
+    }
+
+    fn params(&self) -> String {
+        format!("slots={}", self.slots())
+    }
+}
+
+impl<P> TimerQueue<P> for RoundsWheel<P> {
+    fn insert(&mut self, deadline: Tick, payload: P) -> Handle {
+        check_deadline(deadline);
+        let overdue = deadline <= self.now;
+        let (slot, remaining_rounds) = if overdue {
+            (OVERDUE, 0)
+        } else {
+            // `now < deadline <= MAX_DEADLINE`, so `now + 1` cannot overflow.
+            (
+                slot_of(deadline, self.mask),
+                rounds_for(deadline, self.now + 1, self.shift),
+            )
+        };
+        let handle = self.entries.insert(Entry {
+            deadline,
+            payload,
+            links: Links::UNLINKED,
+            slot,
+            remaining_rounds,
+        });
+        if overdue {
+            self.overdue.push_back(&mut self.entries, handle.index());
+            self.overdue_min = self.overdue_min.min(deadline);
+        } else {
+            self.slots[slot as usize].push_back(&mut self.entries, handle.index());
+        }
+        handle
+    }
+
+    fn cancel(&mut self, handle: Handle) -> Option<P> {
+        let slot = self.entries.get(handle)?.slot;
+        let list = if slot == OVERDUE {
+            &mut self.overdue
+        } else {
+            &mut self.slots[slot as usize]
+        };
+        list.unlink(&mut self.entries, handle.index());
+        Some(self.entries.remove_at(handle.index()).payload)
+    }
+
+    fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
+        check_deadline(now);
+        if now < self.now {
+            return;
+        }
+        self.fire_overdue(out);
+        self.turn_to(now, out);
+        debug_assert_eq!(self.now, now, "the cursor stopped short of now");
+    }
+
+    fn next_expiry(&self) -> Option<Tick> {
+        if self.entries.is_empty() {
+            None
+        } else if !self.overdue.is_empty() {
+            Some(self.overdue_min)
+        } else {
+            // Every wheel entry is due after now, and the wheel must be ticked to
+            // find out which. `now < MAX_DEADLINE` here, as a wheel entry's
+            // deadline is above it.
+            Some(self.now + 1)
+        }
+    }
+
+    fn now(&self) -> Tick {
+        self.now
+    }
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn counters(&self) -> Counters {
+        self.counters
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Advances `wheel` to `now` and returns the deadlines that fired.
+    fn fire(wheel: &mut RoundsWheel<u64>, now: Tick) -> Vec<Tick> {
+        let mut out = Vec::new();
+        wheel.advance(now, &mut out);
+        out.iter().map(|expired| expired.deadline).collect()
+    }
+
+    #[test]
+    fn slot_counts_round_up_to_a_power_of_two() {
+        assert_eq!(round_up_slots(1), 1);
+        assert_eq!(round_up_slots(3), 4);
+        assert_eq!(round_up_slots(512), 512);
+        assert_eq!(round_up_slots(513), 1024);
+        assert_eq!(round_up_slots(MAX_SLOTS), MAX_SLOTS);
+        assert_eq!(RoundsWheel::<u64>::with_slots(500).params(), "slots=512");
+        assert_eq!(RoundsWheel::<u64>::with_defaults().params(), "slots=512");
+    }
+
+    #[test]
+    #[should_panic(expected = "slots must be between")]
+    fn zero_slots_are_rejected() {
+        round_up_slots(0);
+    }
+
+    #[test]
+    fn rounds_count_the_earlier_visits_of_the_slot() {
+        assert_eq!(rounds_for(100, 100, 9), 0, "due at the next tick");
+        assert_eq!(rounds_for(100 + 511, 100, 9), 0);
+        assert_eq!(rounds_for(100 + 512, 100, 9), 1);
+        assert_eq!(rounds_for(100 + 3 * 512, 100, 9), 3);
+        // Against a brute-force count of the visits to the deadline's slot strictly
+        // between the current time and the deadline, for an 8-slot wheel.
+        for now in 0..20u64 {
+            for deadline in now + 1..now + 40 {
+                let visits = (now + 1..deadline)
+                    .filter(|t| t % 8 == deadline % 8)
+                    .count();
+                assert_eq!(
+                    rounds_for(deadline, now + 1, 3),
+                    visits as u64,
+                    "now {now}, deadline {deadline}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_timer_three_revolutions_ahead_is_examined_three_times() {
+        let mut wheel = RoundsWheel::with_slots(8);
+        let deadline = 5 + 3 * 8;
+        wheel.insert(deadline, 1);
+        for now in 1..deadline {
+            assert!(fire(&mut wheel, now).is_empty(), "fired early at {now}");
+            assert_eq!(wheel.next_expiry(), Some(now + 1));
+        }
+        assert_eq!(fire(&mut wheel, deadline), [deadline]);
+        let counters = wheel.counters();
+        assert_eq!(counters.entries_examined_not_due, 3);
+        assert_eq!(counters.slot_visits, deadline, "one visit per tick");
+        assert_eq!(
+            counters.empty_slot_visits,
+            deadline - 1,
+            "every visit but the last fired nothing"
+        );
+        assert_eq!(wheel.next_expiry(), None);
+    }
+
+    #[test]
+    fn fast_forwards_skip_empty_and_idle_revolutions() {
+        let mut wheel = RoundsWheel::with_slots(8);
+        assert!(fire(&mut wheel, 1 << 40).is_empty());
+        assert_eq!(
+            wheel.counters().slot_visits,
+            0,
+            "an empty wheel is not visited"
+        );
+        let start = 1 << 40;
+        wheel.insert(start + 10_000, 1);
+        wheel.insert(start + 10_001, 2);
+        assert_eq!(
+            fire(&mut wheel, start + 20_000),
+            [start + 10_000, start + 10_001]
+        );
+        // One skip brings the first timer to its last round; one revolution by
+        // hand fires it and takes the second to its last round; the next
+        // revolution by hand fires that on its first tick and is ticked to its
+        // end (a span of at most one revolution is always ticked), and then the
+        // empty wheel jumps the rest of the way.
+        assert_eq!(wheel.counters().slot_visits, 8 + 8);
+        assert_eq!(wheel.now(), start + 20_000);
+    }
+
+    #[test]
+    fn overdue_timers_fire_first_in_deadline_order() {
+        let mut wheel = RoundsWheel::with_slots(8);
+        fire(&mut wheel, 100);
+        for (payload, deadline) in [50, 20, 101, 100, 30].into_iter().enumerate() {
+            wheel.insert(deadline, payload as u64);
+        }
+        assert_eq!(
+            wheel.next_expiry(),
+            Some(20),
+            "the smallest overdue deadline"
+        );
+        assert_eq!(fire(&mut wheel, 100), [20, 30, 50, 100]);
+        assert_eq!(wheel.next_expiry(), Some(101));
+        assert_eq!(fire(&mut wheel, 101), [101]);
+    }
+}
