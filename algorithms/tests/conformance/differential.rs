@@ -34,7 +34,7 @@ const SEEDS: [u64; 4] = [0x3141_5926_5358_9793, 0x2718_2818_2845_9045, 1, 2];
 /// Operations per seed in the seeded run.
 const SEEDED_OPS: usize = 100_000;
 /// Operations in the soak run (release mode, `make soak`).
-const SOAK_OPS: usize = 3_000_000;
+const SOAK_OPS: usize = 10_000_000;
 /// Pending timers beyond which an insert is turned into a cancel, so that the
 /// O(n) sorted list stays affordable in long runs.
 const PENDING_CAP: usize = 2_000;
