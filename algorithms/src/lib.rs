@@ -28,6 +28,25 @@
 //! * Every algorithm here is exact: a timer fires in the first advance whose `now`
 //!   reaches its deadline, never earlier and never later.
 //!
+//! # Example
+//!
+//! ```
+//! use algorithms::hierarchical_wheel::HierarchicalWheel;
+//! use algorithms::{Algorithm, TimerQueue};
+//!
+//! let mut wheel = HierarchicalWheel::with_defaults();
+//! let request = wheel.insert(30_000, "request timeout");
+//! wheel.insert(250, "retry");
+//! let mut fired = Vec::new();
+//! wheel.advance(1_000, &mut fired);
+//! assert_eq!(fired.len(), 1);
+//! assert_eq!((fired[0].payload, fired[0].deadline), ("retry", 250));
+//! // The response arrived: the timeout is cancelled and never fires.
+//! assert_eq!(wheel.cancel(request), Some("request timeout"));
+//! assert_eq!(wheel.cancel(request), None);
+//! assert_eq!(wheel.next_expiry(), None);
+//! ```
+//!
 //! # Adding an algorithm
 //!
 //! Write one file in `src/` that implements [`Algorithm`] and [`TimerQueue`],
