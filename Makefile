@@ -2,10 +2,20 @@
 # cargo, so that what the README quotes is exactly what CI runs.
 
 CARGO ?= cargo
+# Size of the built-in workloads for `make results`: small, default or large.
+SCALE ?= default
+# Where `make results` writes its CSV files and metadata.
+OUT ?= results
+# Extra arguments for `timerbench run`, e.g. ARGS="--driver tick --seed 7".
+ARGS ?=
 
-.PHONY: test lint soak clean
+.PHONY: results test lint soak clean
 
-## test: the whole test suite (unit tests and the conformance suite for every algorithm).
+## results: every algorithm on every built-in workload, into $(OUT)/ (release build).
+results:
+	$(CARGO) run --release -p harness --bin timerbench -- run --scale $(SCALE) --out $(OUT) $(ARGS)
+
+## test: the whole test suite (unit tests, the conformance suite for every algorithm, the CLI tests).
 test:
 	$(CARGO) test --workspace
 

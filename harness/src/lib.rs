@@ -1,0 +1,24 @@
+//! The measuring side of timerbench: replaying operation tapes against the
+//! registered algorithms and turning what happened into result rows.
+//!
+//! The `timerbench` binary (`src/main.rs`) is a thin command line over this
+//! library; the benches reuse the same replay engine. Architecture invariant: the
+//! algorithms never read a clock, and only [`passes`] and [`clock`] here do.
+//!
+//! * [`replay`]: the drivers (event, tick) and the one replay loop every pass runs.
+//! * [`passes`]: the verification, throughput and latency passes as hooks.
+//! * [`bench`]: the reference run and the three passes per (algorithm, workload).
+//! * [`select`]: command-line names and files to a validated selection.
+//! * [`output`]: result rows, the CSV schema, atomic writes.
+//! * [`metadata`]: the run metadata.
+//! * [`alloc`]: the counting global allocator (installed by the binary).
+//! * [`clock`]: the clock floor and clock source.
+
+pub mod alloc;
+pub mod bench;
+pub mod clock;
+pub mod metadata;
+pub mod output;
+pub mod passes;
+pub mod replay;
+pub mod select;

@@ -1,0 +1,199 @@
+//! The run metadata: everything needed to judge or reproduce a set of results.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+use crate::clock;
+use crate::output::{Floor, SCHEMA_VERSION};
+use crate::select::Selection;
+
+/// Crates whose versions affect what is measured or generated.
+const RECORDED_CRATES: [&str; 5] = ["rand", "rand_chacha", "hdrhistogram", "csv", "toml"];
+
+/// The settings a run was given.
+#[derive(Debug, Serialize)]
+pub struct Settings {
+    /// The seed of every random stream.
+    pub seed: u64,
+    /// The scale of the built-in workloads.
+    pub scale: String,
+    /// `event` or `tick`.
+    pub driver: String,
+}
+
+/// An algorithm as run: name and parameters.
+#[derive(Debug, Serialize)]
+pub struct AlgorithmEntry {
+    name: String,
+    params: String,
+}
+
+/// The contents of `metadata.json`.
+#[derive(Debug, Serialize)]
+pub struct Metadata {
+    schema_version: u32,
+    generator_version: u32,
+    timerbench_version: &'static str,
+    #[serde(flatten)]
+    settings: Settings,
+    algorithms: Vec<AlgorithmEntry>,
+    workloads: Vec<String>,
+    git_commit: String,
+    git_dirty: bool,
+    rustc: &'static str,
+    build_profile: &'static str,
+    cpu_model: String,
+    cores: usize,
+    clock_source: String,
+    clock_floor_ns: Floor,
+    date_utc: String,
+    wall_seconds: f64,
+    crate_versions: BTreeMap<String, String>,
+}
+
+impl Metadata {
+    /// Gathers the metadata of a run that started at `started`.
+    pub fn collect(
+        settings: Settings,
+        selection: &Selection,
+        floor: Floor,
+        started: Instant,
+    ) -> Self {
+        let catalog = algorithms::registry::catalog();
+        Self {
+            schema_version: SCHEMA_VERSION,
+            generator_version: workloads::GENERATOR_VERSION,
+            timerbench_version: env!("CARGO_PKG_VERSION"),
+            settings,
+            algorithms: catalog
+                .into_iter()
+                .filter(|info| selection.algorithms.iter().any(|n| n == info.name))
+                .map(|info| AlgorithmEntry {
+                    name: info.name.to_owned(),
+                    params: info.params,
+                })
+                .collect(),
+            workloads: selection
+                .workloads
+                .iter()
+                .map(|w| w.name().to_owned())
+                .collect(),
+            git_commit: git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".to_owned()),
+            git_dirty: git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty()),
+            rustc: env!("TIMERBENCH_RUSTC"),
+            build_profile: if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            },
+            cpu_model: cpu_model(),
+            cores: std::thread::available_parallelism().map_or(0, usize::from),
+            clock_source: clock::clock_source(),
+            clock_floor_ns: floor,
+            date_utc: utc_timestamp(SystemTime::now()),
+            wall_seconds: started.elapsed().as_secs_f64(),
+            crate_versions: crate_versions(include_str!("../../Cargo.lock")),
+        }
+    }
+}
+
+/// Runs git with `args` in the current directory; `None` if git is missing or fails.
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git").args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// The first `model name` in /proc/cpuinfo, or `unknown`.
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines().find_map(|line| {
+                line.strip_prefix("model name")?
+                    .split_once(':')
+                    .map(|(_, v)| v.trim().to_owned())
+            })
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// The versions of [`RECORDED_CRATES`] pinned in a Cargo.lock text. A crate
+/// locked at several versions (one for us, one for a dependency) lists them all,
+/// comma-separated, in lock-file order.
+fn crate_versions(lock: &str) -> BTreeMap<String, String> {
+    let mut versions: BTreeMap<String, String> = BTreeMap::new();
+    let mut name: Option<&str> = None;
+    for line in lock.lines() {
+        if let Some(value) = line.strip_prefix("name = ") {
+            name = Some(value.trim_matches('"'));
+        } else if let (Some(current), Some(value)) = (name, line.strip_prefix("version = ")) {
+            if RECORDED_CRATES.contains(&current) {
+                let entry = versions.entry(current.to_owned()).or_default();
+                if !entry.is_empty() {
+                    entry.push_str(", ");
+                }
+                entry.push_str(value.trim_matches('"'));
+            }
+            name = None;
+        }
+    }
+    versions
+}
+
+/// `time` as `YYYY-MM-DDTHH:MM:SSZ`.
+fn utc_timestamp(time: SystemTime) -> String {
+    let seconds = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard
+/// Hinnant's `civil_from_days`, for non-negative days).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(59), (1970, 3, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_779), (2026, 11, 22));
+    }
+
+    #[test]
+    fn crate_versions_from_a_lock_file() {
+        let lock = "[[package]]\nname = \"rand\"\nversion = \"0.9.2\"\n\n[[package]]\nname = \"other\"\nversion = \"1.0.0\"\n\n[[package]]\nname = \"rand\"\nversion = \"0.10.3\"\n";
+        let versions = crate_versions(lock);
+        assert_eq!(
+            versions.get("rand").map(String::as_str),
+            Some("0.9.2, 0.10.3")
+        );
+        assert!(!versions.contains_key("other"));
+    }
+}

@@ -1,0 +1,285 @@
+//! The three passes over a tape, as [`Hooks`] implementations.
+//!
+//! * [`Verify`]: untimed. Computes the equivalence checksum, lateness, driver
+//!   wakeups and the largest pending population. Its results are deterministic.
+//! * [`Throughput`]: times batches of consecutive operations of one kind (a run
+//!   of inserts, a run of advances...), so the clock is read only where the kind
+//!   changes. Means are total time over count; each batch boundary costs one
+//!   clock read, which is reported beside the means, never subtracted.
+//! * [`Latency`]: times every operation on its own into HdrHistograms. Each
+//!   sample includes the cost of one clock-read pair: the floor, measured by
+//!   [`crate::clock::floor`], is reported beside every percentile.
+
+use std::time::Instant;
+
+use algorithms::registry::Payload;
+use algorithms::{Expired, Handle, Tick, TimerQueue};
+use hdrhistogram::Histogram;
+
+use crate::replay::{Checksum, Hooks};
+
+/// The kinds of operation the passes account for separately.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `insert`.
+    Insert = 0,
+    /// `cancel`.
+    Cancel = 1,
+    /// `advance`, whether or not it fired anything.
+    Advance = 2,
+}
+
+/// Number of [`Kind`]s.
+pub const KINDS: usize = 3;
+
+impl Kind {
+    /// Every kind, in index order.
+    pub const ALL: [Kind; KINDS] = [Kind::Insert, Kind::Cancel, Kind::Advance];
+
+    /// The name used in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Insert => "insert",
+            Kind::Cancel => "cancel",
+            Kind::Advance => "advance",
+        }
+    }
+}
+
+/// The verification pass. See the module documentation.
+pub struct Verify<'a> {
+    /// When each timer was inserted, by timer number, for lateness.
+    inserted_at: &'a [Tick],
+    /// What happened, order-independently.
+    pub checksum: Checksum,
+    /// Timers fired.
+    pub fired: u64,
+    /// Cancels that found their timer pending.
+    pub cancel_hits: u64,
+    /// Advance calls made by the driver.
+    pub wakeups: u64,
+    /// Advance calls that fired nothing.
+    pub empty_wakeups: u64,
+    /// The largest number of pending timers seen after an insert.
+    pub max_pending: usize,
+    /// The largest `fire tick - max(deadline, insert tick)` seen.
+    pub max_lateness: Tick,
+}
+
+impl<'a> Verify<'a> {
+    /// A verification pass for a tape whose insert times are `inserted_at`.
+    pub fn new(inserted_at: &'a [Tick]) -> Self {
+        Self {
+            inserted_at,
+            checksum: Checksum::default(),
+            fired: 0,
+            cancel_hits: 0,
+            wakeups: 0,
+            empty_wakeups: 0,
+            max_pending: 0,
+            max_lateness: 0,
+        }
+    }
+}
+
+impl<Q: TimerQueue<Payload>> Hooks<Q> for Verify<'_> {
+    fn advance(&mut self, queue: &mut Q, to: Tick, out: &mut Vec<Expired<Payload>>) {
+        queue.advance(to, out);
+        let now = queue.now();
+        self.wakeups += 1;
+        if out.is_empty() {
+            self.empty_wakeups += 1;
+        }
+        for expired in out.drain(..) {
+            self.fired += 1;
+            self.checksum.fired(expired.payload, now);
+            let due = expired
+                .deadline
+                .max(self.inserted_at[expired.payload as usize]);
+            self.max_lateness = self.max_lateness.max(now.saturating_sub(due));
+        }
+    }
+
+    fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Handle {
+        let handle = queue.insert(deadline, timer);
+        self.max_pending = self.max_pending.max(queue.len());
+        handle
+    }
+
+    fn cancel(&mut self, queue: &mut Q, handle: Handle, timer: Payload) {
+        let hit = queue.cancel(handle).is_some();
+        self.cancel_hits += u64::from(hit);
+        self.checksum.cancelled(timer, hit);
+    }
+}
+
+/// The throughput pass. See the module documentation.
+pub struct Throughput {
+    current: Kind,
+    batch_start: Instant,
+    /// Nanoseconds spent per kind.
+    pub total_ns: [u64; KINDS],
+    /// Operations per kind.
+    pub count: [u64; KINDS],
+    /// Batches (runs of one kind) per kind: one clock read each.
+    pub batches: [u64; KINDS],
+    /// Timers fired by the timed advances.
+    pub fired: u64,
+}
+
+impl Throughput {
+    /// Starts timing; the first batch is an advance batch.
+    pub fn start() -> Self {
+        Self {
+            current: Kind::Advance,
+            batch_start: Instant::now(),
+            total_ns: [0; KINDS],
+            count: [0; KINDS],
+            batches: [0, 0, 1],
+            fired: 0,
+        }
+    }
+
+    /// Closes the current batch at a kind change. Inlined into the loop: the
+    /// common case, same kind as before, is one compare.
+    #[inline(always)]
+    fn switch(&mut self, kind: Kind) {
+        if kind != self.current {
+            let now = Instant::now();
+            self.total_ns[self.current as usize] += elapsed_ns(self.batch_start, now);
+            self.batch_start = now;
+            self.current = kind;
+            self.batches[kind as usize] += 1;
+        }
+        self.count[kind as usize] += 1;
+    }
+
+    /// Closes the last batch.
+    pub fn finish(&mut self) {
+        let now = Instant::now();
+        self.total_ns[self.current as usize] += elapsed_ns(self.batch_start, now);
+        self.batch_start = now;
+    }
+}
+
+impl<Q: TimerQueue<Payload>> Hooks<Q> for Throughput {
+    #[inline(always)]
+    fn advance(&mut self, queue: &mut Q, to: Tick, out: &mut Vec<Expired<Payload>>) {
+        self.switch(Kind::Advance);
+        queue.advance(to, out);
+        self.fired += out.len() as u64;
+        out.clear();
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Handle {
+        self.switch(Kind::Insert);
+        queue.insert(deadline, timer)
+    }
+
+    #[inline(always)]
+    fn cancel(&mut self, queue: &mut Q, handle: Handle, _timer: Payload) {
+        self.switch(Kind::Cancel);
+        std::hint::black_box(queue.cancel(handle));
+    }
+}
+
+/// Highest latency the histograms track: one minute, in nanoseconds. A larger
+/// sample is clamped to it (and would show as the max).
+pub const HIGHEST_TRACKABLE_NS: u64 = 60_000_000_000;
+/// Significant figures kept by the histograms.
+const SIGNIFICANT_FIGURES: u8 = 3;
+
+/// A histogram of nanoseconds with the project's bounds.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, HIGHEST_TRACKABLE_NS, SIGNIFICANT_FIGURES)
+        .expect("constant bounds are valid")
+}
+
+/// The latency pass. See the module documentation.
+pub struct Latency {
+    /// One histogram per [`Kind`].
+    pub per_kind: [Histogram<u64>; KINDS],
+    /// Cost per fired timer of each advance that fired any: the advance's time
+    /// divided by the timers it fired, recorded once per fired timer.
+    pub expire: Histogram<u64>,
+}
+
+impl Default for Latency {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Latency {
+    /// Empty histograms, allocated up front so that recording never allocates.
+    pub fn new() -> Self {
+        Self {
+            per_kind: [new_histogram(), new_histogram(), new_histogram()],
+            expire: new_histogram(),
+        }
+    }
+
+    #[inline(always)]
+    fn record(&mut self, kind: Kind, ns: u64) {
+        self.per_kind[kind as usize].saturating_record(ns.max(1));
+    }
+}
+
+impl<Q: TimerQueue<Payload>> Hooks<Q> for Latency {
+    #[inline(always)]
+    fn advance(&mut self, queue: &mut Q, to: Tick, out: &mut Vec<Expired<Payload>>) {
+        let start = Instant::now();
+        queue.advance(to, out);
+        let ns = elapsed_ns(start, Instant::now());
+        self.record(Kind::Advance, ns);
+        let fired = out.len() as u64;
+        if let Some(per_timer) = ns.checked_div(fired) {
+            let per_timer = per_timer.max(1);
+            // Recording n samples of one value is a single counter update.
+            let _ = self
+                .expire
+                .record_n(per_timer.min(HIGHEST_TRACKABLE_NS), fired);
+        }
+        out.clear();
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Handle {
+        let start = Instant::now();
+        let handle = queue.insert(deadline, timer);
+        self.record(Kind::Insert, elapsed_ns(start, Instant::now()));
+        handle
+    }
+
+    #[inline(always)]
+    fn cancel(&mut self, queue: &mut Q, handle: Handle, _timer: Payload) {
+        let start = Instant::now();
+        std::hint::black_box(queue.cancel(handle));
+        self.record(Kind::Cancel, elapsed_ns(start, Instant::now()));
+    }
+}
+
+/// Untimed hooks, for the prefill phase of the timed passes.
+pub struct Untimed;
+
+impl<Q: TimerQueue<Payload>> Hooks<Q> for Untimed {
+    fn advance(&mut self, queue: &mut Q, to: Tick, out: &mut Vec<Expired<Payload>>) {
+        queue.advance(to, out);
+        out.clear();
+    }
+
+    fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Handle {
+        queue.insert(deadline, timer)
+    }
+
+    fn cancel(&mut self, queue: &mut Q, handle: Handle, _timer: Payload) {
+        queue.cancel(handle);
+    }
+}
+
+/// Nanoseconds from `start` to `end`, saturating (a 584-year span fits).
+#[inline(always)]
+pub fn elapsed_ns(start: Instant, end: Instant) -> u64 {
+    u64::try_from(end.duration_since(start).as_nanos()).unwrap_or(u64::MAX)
+}

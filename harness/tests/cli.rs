@@ -1,0 +1,285 @@
+//! The `timerbench` binary as a user meets it: listing, small runs, determinism,
+//! and every kind of bad input (a clear message, exit code 2, no result files).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// A fresh, empty scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "timerbench-cli-{}-{}-{name}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+fn timerbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_timerbench"))
+        .args(args)
+        .output()
+        .expect("timerbench runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Asserts a bad-input failure: exit code 2 and a message containing every
+/// fragment.
+fn assert_input_error(out: &Output, fragments: &[&str]) {
+    let message = stderr(out);
+    assert_eq!(out.status.code(), Some(2), "exit code; stderr: {message}");
+    for fragment in fragments {
+        assert!(
+            message.contains(fragment),
+            "stderr lacks {fragment:?}: {message}"
+        );
+    }
+}
+
+/// Files in `dir`, by name.
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn list_shows_algorithms_and_workloads() {
+    let out = timerbench(&["list"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for name in [
+        "sorted-list",
+        "binary-heap",
+        "uniform",
+        "sparse",
+        "scaling-1e3",
+    ] {
+        assert!(text.contains(name), "list lacks {name}: {text}");
+    }
+}
+
+#[test]
+fn unknown_algorithm_is_rejected_with_the_valid_names() {
+    let dir = scratch("unknown-algorithm");
+    let out_dir = dir.join("out");
+    let out = timerbench(&[
+        "run",
+        "--algorithms",
+        "binary-heap,quantum-heap",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_input_error(
+        &out,
+        &["quantum-heap", "--algorithms", "binary-heap", "sorted-list"],
+    );
+    assert!(
+        !out_dir.exists(),
+        "no output directory is created on bad input"
+    );
+}
+
+#[test]
+fn unknown_workload_is_rejected_with_the_valid_names() {
+    let dir = scratch("unknown-workload");
+    let out = timerbench(&[
+        "run",
+        "--workloads",
+        "unifrom",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_input_error(&out, &["unifrom", "--workloads", "uniform", "scaling"]);
+    assert!(files_in(&dir).is_empty());
+}
+
+#[test]
+fn invalid_spec_names_the_file() {
+    let dir = scratch("invalid-spec");
+    let spec = dir.join("broken.toml");
+    std::fs::write(&spec, "name = \"broken\"\nduration = \"soon\"\n").unwrap();
+    let out_dir = dir.join("out");
+    let out = timerbench(&[
+        "run",
+        "--spec",
+        spec.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_input_error(&out, &["broken.toml"]);
+    assert!(!out_dir.exists());
+}
+
+#[test]
+fn unreadable_spec_names_the_file() {
+    let dir = scratch("missing-spec");
+    let out = timerbench(&[
+        "run",
+        "--spec",
+        "/nonexistent/spec.toml",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_input_error(&out, &["/nonexistent/spec.toml"]);
+}
+
+#[test]
+fn malformed_trace_names_file_and_line() {
+    let dir = scratch("bad-trace");
+    let trace = dir.join("bad.csv");
+    std::fs::write(
+        &trace,
+        "at,op,timer,deadline\n0,insert,1,100\n5,explode,1,\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let out = timerbench(&[
+        "run",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_input_error(&out, &["bad.csv", "3", "explode"]);
+    assert!(!out_dir.exists());
+}
+
+#[test]
+fn unwritable_output_directory_is_rejected() {
+    let dir = scratch("unwritable");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    // A directory cannot be created below a regular file, even by root.
+    let out_dir = file.join("out");
+    let out = timerbench(&[
+        "run",
+        "--workloads",
+        "sparse",
+        "--scale",
+        "small",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_input_error(&out, &["output directory", "a-file"]);
+}
+
+/// Reads `runs.csv` into rows of (column, value) for the columns that must be
+/// deterministic.
+fn deterministic_columns(dir: &Path) -> Vec<Vec<(String, String)>> {
+    const COLUMNS: [&str; 17] = [
+        "algorithm",
+        "workload",
+        "status",
+        "measured_ops",
+        "cancel_hits",
+        "fired",
+        "max_pending",
+        "wakeups",
+        "empty_wakeups",
+        "slot_visits",
+        "empty_slot_visits",
+        "entries_examined_not_due",
+        "cascades",
+        "bucket_expirations",
+        "insert_scan_steps",
+        "max_lateness_ticks",
+        "checksum",
+    ];
+    let mut reader = csv::Reader::from_path(dir.join("runs.csv")).expect("runs.csv");
+    let headers = reader.headers().expect("header").clone();
+    reader
+        .records()
+        .map(|record| {
+            let record = record.expect("row");
+            COLUMNS
+                .iter()
+                .map(|&column| {
+                    let i = headers
+                        .iter()
+                        .position(|h| h == column)
+                        .expect("column exists");
+                    (column.to_owned(), record[i].to_owned())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn same_seed_gives_identical_counters_and_checksums() {
+    let dir = scratch("determinism");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    for out_dir in [&a, &b] {
+        let out = timerbench(&[
+            "run",
+            "--scale",
+            "small",
+            "--workloads",
+            "timeouts,sparse",
+            "--seed",
+            "7",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(
+            files_in(out_dir),
+            ["latency.csv", "metadata.json", "runs.csv", "throughput.csv"]
+        );
+    }
+    let rows = deterministic_columns(&a);
+    assert!(!rows.is_empty());
+    assert_eq!(rows, deterministic_columns(&b));
+    // Every exact algorithm fires the same timers at the same ticks.
+    for workload in ["timeouts", "sparse"] {
+        let checksums: Vec<&String> = rows
+            .iter()
+            .filter(|row| row[1].1 == workload && row[2].1 == "ok")
+            .map(|row| &row[16].1)
+            .collect();
+        assert!(
+            checksums.windows(2).all(|w| w[0] == w[1]),
+            "{workload}: {checksums:?}"
+        );
+    }
+}
+
+#[test]
+fn tick_driver_and_trace_replay_work() {
+    let dir = scratch("trace");
+    let trace = dir.join("mini.csv");
+    std::fs::write(
+        &trace,
+        "at,op,timer,deadline\n0,insert,1,100\n0,insert,2,50\n10,cancel,1,\n20,insert,3,20\n200,advance,,\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let out = timerbench(&[
+        "run",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--driver",
+        "tick",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows = deterministic_columns(&out_dir);
+    assert!(
+        rows.iter().all(|row| row[5].1 == "2"),
+        "two timers fire: {rows:?}"
+    );
+}

@@ -1,0 +1,374 @@
+//! The workload spec: what a TOML file says, how it is checked, and the plan
+//! (arrival rate, population split) derived from it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::dist::{Distribution, FieldError, check_real, check_ticks};
+use crate::error::WorkloadError;
+use crate::lifecycle::{MIN_KEPT_FRACTION, Model};
+use crate::{Tape, Tick};
+
+/// The longest name accepted: names go into CSV cells, file names and tables.
+const MAX_NAME_LEN: usize = 64;
+
+/// The longest measured phase: 2^40 ticks, about 35 years at 1 ms. No driver
+/// could tick through that, and it keeps `now + delay` far from overflow.
+const MAX_DURATION: Tick = 1 << 40;
+
+/// The most prefilled timers: 10^8, ten times the largest built-in.
+const MAX_PENDING: u64 = 100_000_000;
+
+/// The largest mean number of re-arms per idle timeout. A chain's intervals are
+/// drawn when it starts, and the arrival-rate estimate follows 16,384 chains.
+const MAX_REARMS: f64 = 1000.0;
+
+/// The most operations a tape may be expected to hold: 10^8 operations of 24
+/// bytes are 2.4 GB. The largest built-in (`scaling-1e7` at large scale) has
+/// about 1.2 × 10^7.
+const MAX_OPERATIONS: f64 = 1e8;
+
+/// A workload: a description of timer traffic that [`Spec::generate`] turns into
+/// a [`Tape`]. Read from TOML with [`Spec::from_toml`]; unknown fields are
+/// refused, with the list of valid ones.
+///
+/// ```toml
+/// name = "timeouts"
+/// description = "Network request timeouts: ..."
+/// duration = 30_000            # ticks of measured phase
+/// pending = 10_000             # timers at time 0, and on average
+/// delay = { kind = "uniform", min = 29_500, max = 30_500 }
+/// cancel = { fraction = 0.95, after = { kind = "lognormal", median = 20, sigma = 1.0 } }
+/// ```
+///
+/// # What the generator does with it
+///
+/// At time 0 the queue is filled with `pending` timers in the state a queue
+/// would be in after running this traffic for a long time (see the crate
+/// documentation). Then, for `duration` ticks, timers arrive as a Poisson process
+/// of rate `arrivals_per_tick`, each with a lifecycle: a one-shot timer with a
+/// `delay`, perhaps cancelled (`cancel`), or an idle timeout re-armed by activity
+/// (`rearm`). A fraction `periodic.fraction` of the population is instead a fixed
+/// set of periodic tasks, re-inserted every time they fire.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    /// The workload's name, as results and `--workloads` show it: 1 to 64 ASCII
+    /// letters, digits, `-`, `_` or `.`.
+    pub name: String,
+    /// One line naming the real system the workload models.
+    pub description: String,
+    /// Ticks in the measured phase, 1 to 2^40: operations happen at ticks
+    /// `0..duration`, and the driver finally advances to `duration`. A driver
+    /// that ticks visits every one of them, so this sets the cost of a ticked
+    /// wheel on a sparse workload.
+    pub duration: Tick,
+    /// Timers pending at time 0 (the prefill, not measured), 0 to 10^8. With the
+    /// derived arrival rate the population stays near this throughout.
+    pub pending: u64,
+    /// New timers per tick, a finite number at least 0; they arrive as a Poisson
+    /// process (exponential gaps in continuous time, each arrival at the tick it
+    /// falls in). Default: by Little's law, `pending` (less the periodic tasks)
+    /// divided by the mean lifetime of an arrival, so the population stays near
+    /// `pending`. Set it to study a growing or draining queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals_per_tick: Option<f64>,
+    /// The delay of a timer: its deadline minus the time it is inserted.
+    pub delay: Distribution,
+    /// Deadlines are rounded up to a multiple of this many ticks, 1 to 2^40
+    /// (default 1: no rounding). Timer coalescing does this (Linux's
+    /// `round_jiffies`, a cache whose entries expire on the second), and it makes
+    /// many timers share a few deadlines: a thundering herd.
+    #[serde(default = "default_granularity")]
+    pub granularity: Tick,
+    /// Cancels. Without this section no timer is cancelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel: Option<Cancel>,
+    /// Periodic tasks. Without this section there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub periodic: Option<Periodic>,
+    /// Idle timeouts re-armed by activity. Without this section there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rearm: Option<Rearm>,
+}
+
+fn default_granularity() -> Tick {
+    1
+}
+
+/// Cancels: `cancel = { fraction = 0.95, after = { ... } }`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cancel {
+    /// The probability, 0 to 1, that a timer's life ends with a cancel: a
+    /// one-shot timer, or an idle timeout after its last re-arm.
+    pub fraction: f64,
+    /// Ticks from the insert (for an idle timeout, from its last arming) to the
+    /// cancel. A cancel that would come at or after the timer's deadline is
+    /// dropped: the timer fired first. So the fraction actually cancelled is
+    /// `fraction` times the probability that `after` is shorter than the delay.
+    pub after: Distribution,
+}
+
+/// Periodic tasks, cron-like: `periodic = { fraction = 1.0 }`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Periodic {
+    /// The fraction, 0 to 1, of `pending` that are periodic tasks. They are a
+    /// fixed set, as in a crontab: all present at time 0 (each at a uniformly
+    /// random phase of its period), never cancelled, and each re-inserted with
+    /// the same period at the tick it fires. Arrivals are never periodic, since
+    /// a task that lives forever would make the population grow without bound.
+    pub fraction: f64,
+    /// The distribution of the tasks' periods, each task drawing one. Default:
+    /// the spec's `delay`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<Distribution>,
+}
+
+/// Idle timeouts pushed back by activity, ratas-like:
+/// `rearm = { fraction = 0.02, interval = { ... }, times = 30 }`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rearm {
+    /// The probability, 0 to 1, that an arriving timer is an idle timeout.
+    pub fraction: f64,
+    /// Ticks from one arming to the next activity, which re-arms the timer: a
+    /// cancel plus an insert with deadline `now + delay`. Activity at or after
+    /// the deadline comes too late: the timer fired (the connection idled out).
+    pub interval: Distribution,
+    /// The mean number of re-arms per idle timeout, 0 to 1000. The count is
+    /// geometric: after each arming, activity comes again with probability
+    /// `times / (1 + times)`.
+    pub times: f64,
+    /// The idle timeout's delay, drawn once per timer and used for every
+    /// arming. Default: the spec's `delay`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Distribution>,
+}
+
+/// What a valid spec implies: the quantities the generator needs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Plan {
+    /// Arrivals per tick, explicit or derived.
+    pub(crate) arrivals_per_tick: f64,
+    /// Periodic tasks in the prefill.
+    pub(crate) periodic_tasks: u64,
+    /// Other timers in the prefill.
+    pub(crate) mortal: u64,
+    /// The expected number of operations on the tape.
+    pub(crate) expected_ops: f64,
+}
+
+impl Spec {
+    /// Parses and validates a spec written in TOML. `origin` names where the text
+    /// came from (a file name) for error messages.
+    ///
+    /// # Errors
+    ///
+    /// [`WorkloadError::SpecSyntax`] if the text is not TOML or not shaped like a
+    /// spec (the message shows the line); [`WorkloadError::InvalidSpec`] if a
+    /// value is out of range (the message names the field).
+    pub fn from_toml(text: &str, origin: &str) -> Result<Spec, WorkloadError> {
+        let spec = Self::parse(text, origin)?;
+        spec.plan_in(origin)?;
+        Ok(spec)
+    }
+
+    /// Parses a spec without validating its values.
+    pub(crate) fn parse(text: &str, origin: &str) -> Result<Spec, WorkloadError> {
+        toml::from_str(text).map_err(|error| WorkloadError::SpecSyntax {
+            origin: origin.to_owned(),
+            message: error.to_string(),
+        })
+    }
+
+    /// Checks every field, and that the spec can be generated in reasonable
+    /// time and memory.
+    ///
+    /// # Errors
+    ///
+    /// [`WorkloadError::InvalidSpec`], naming the field, what is wrong and what
+    /// would be valid. The origin in the message is `workload <name>`.
+    pub fn validate(&self) -> Result<(), WorkloadError> {
+        self.plan_in(&self.origin()).map(drop)
+    }
+
+    /// The workload's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// One line naming the real system the workload models.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Generates the workload's operation tape for `seed`: the same spec and seed
+    /// give the same tape on every platform. See the crate documentation.
+    ///
+    /// # Panics
+    ///
+    /// If the spec does not validate. Specs from [`Spec::from_toml`] and
+    /// [`builtins`](crate::builtins) always do; call [`Spec::validate`] first
+    /// for a spec built or changed in code.
+    pub fn generate(&self, seed: u64) -> Tape {
+        let plan = match self.plan_in(&self.origin()) {
+            Ok(plan) => plan,
+            Err(error) => panic!("Spec::generate needs a valid spec: {error}"),
+        };
+        crate::generate::generate(self, &plan, seed)
+    }
+
+    /// How this spec is named in messages when it has no file.
+    fn origin(&self) -> String {
+        format!("workload {:?}", self.name)
+    }
+
+    /// Validates and derives the plan.
+    pub(crate) fn plan_in(&self, origin: &str) -> Result<Plan, WorkloadError> {
+        self.plan()
+            .map_err(|FieldError { field, problem }| WorkloadError::InvalidSpec {
+                origin: origin.to_owned(),
+                field,
+                problem,
+            })
+    }
+
+    fn plan(&self) -> Result<Plan, FieldError> {
+        self.check_fields()?;
+        let model = Model::new(self);
+        let estimate = model.estimate();
+        if estimate.kept < MIN_KEPT_FRACTION {
+            return Err(self.hopeless_prefill(estimate.kept));
+        }
+        let periodic_fraction = self.periodic.as_ref().map_or(0.0, |p| p.fraction);
+        let periodic_tasks = ((self.pending as f64) * periodic_fraction).round() as u64;
+        let mortal = self.pending - periodic_tasks;
+        let arrivals_per_tick = self
+            .arrivals_per_tick
+            .unwrap_or_else(|| mortal as f64 / estimate.mean_lifetime());
+        let duration = self.duration as f64;
+        let expected_ops = self.pending as f64
+            + arrivals_per_tick * duration * estimate.ops_per_arrival
+            + periodic_tasks as f64 * duration * estimate.fires_per_task_tick;
+        if expected_ops > MAX_OPERATIONS {
+            return Err(FieldError::new(
+                "duration",
+                format!(
+                    "is {}, which with `pending` = {} and {arrivals_per_tick:.3} arrivals per tick \
+                     makes about {expected_ops:.3e} operations; a tape may hold at most {MAX_OPERATIONS:.0e} \
+                     (2.4 GB): shorten `duration` or lower `pending` or `arrivals_per_tick`",
+                    self.duration, self.pending
+                ),
+            ));
+        }
+        let stored_gaps = mortal as f64 * estimate.gaps_per_prefilled;
+        if stored_gaps > MAX_OPERATIONS {
+            return Err(FieldError::new(
+                "rearm.times",
+                format!(
+                    "is {}, and each idle timeout pending at time 0 draws its whole chain of re-arm \
+                     intervals up front: about {stored_gaps:.3e} intervals for `pending` = {}, where \
+                     at most {MAX_OPERATIONS:.0e} fit in memory; lower `rearm.times` or `pending`",
+                    self.rearm.as_ref().map_or(0.0, |r| r.times),
+                    self.pending
+                ),
+            ));
+        }
+        if self.pending == 0 && arrivals_per_tick == 0.0 {
+            return Err(FieldError::new(
+                "pending",
+                "is 0 and no timers arrive, so the tape would be empty; set `pending` to at least 1 \
+                 or `arrivals_per_tick` above 0",
+            ));
+        }
+        Ok(Plan {
+            arrivals_per_tick,
+            periodic_tasks,
+            mortal,
+            expected_ops,
+        })
+    }
+
+    /// The field checks that need no sampling.
+    fn check_fields(&self) -> Result<(), FieldError> {
+        let name_ok = !self.name.is_empty()
+            && self.name.len() <= MAX_NAME_LEN
+            && self
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+        if !name_ok {
+            return Err(FieldError::new(
+                "name",
+                format!(
+                    "is {:?}; it must be 1 to {MAX_NAME_LEN} ASCII letters, digits, `-`, `_` or `.`",
+                    self.name
+                ),
+            ));
+        }
+        if self.description.trim().is_empty() || self.description.contains(['\n', '\r']) {
+            return Err(FieldError::new(
+                "description",
+                format!("is {:?}; it must be one non-empty line", self.description),
+            ));
+        }
+        check_ticks("duration", self.duration, 1, MAX_DURATION)?;
+        if self.pending > MAX_PENDING {
+            return Err(FieldError::new(
+                "pending",
+                format!("is {}; it must be at most {MAX_PENDING}", self.pending),
+            ));
+        }
+        if let Some(rate) = self.arrivals_per_tick {
+            check_real("arrivals_per_tick", rate, 0.0, MAX_OPERATIONS)?;
+        }
+        self.delay.validate("delay")?;
+        check_ticks("granularity", self.granularity, 1, MAX_DURATION)?;
+        if let Some(cancel) = &self.cancel {
+            check_real("cancel.fraction", cancel.fraction, 0.0, 1.0)?;
+            cancel.after.validate("cancel.after")?;
+        }
+        if let Some(periodic) = &self.periodic {
+            check_real("periodic.fraction", periodic.fraction, 0.0, 1.0)?;
+            if let Some(period) = &periodic.period {
+                period.validate("periodic.period")?;
+            }
+        }
+        if let Some(rearm) = &self.rearm {
+            check_real("rearm.fraction", rearm.fraction, 0.0, 1.0)?;
+            rearm.interval.validate("rearm.interval")?;
+            check_real("rearm.times", rearm.times, 0.0, MAX_REARMS)?;
+            if let Some(delay) = &rearm.delay {
+                delay.validate("rearm.delay")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The error for a spec whose prefill sampler would keep too few proposals,
+    /// blaming the likeliest field.
+    fn hopeless_prefill(&self, kept: f64) -> FieldError {
+        let delay = self.delay.mean();
+        let field = match &self.rearm {
+            Some(rearm)
+                if rearm.interval.mean() > rearm.delay.as_ref().unwrap_or(&self.delay).mean() =>
+            {
+                "rearm.interval"
+            }
+            _ if self.granularity as f64 > delay => "granularity",
+            _ => "cancel.after",
+        };
+        FieldError::new(
+            field,
+            format!(
+                "makes timers live far shorter than the bound the prefill sampler draws from: only \
+                 {:.2}% of its proposals survive, and at least {:.0}% must. Typical causes: a \
+                 `rearm.interval` much longer than the delay (most chains end at their first \
+                 interval), or a `granularity` much larger than the delays",
+                kept * 100.0,
+                MIN_KEPT_FRACTION * 100.0
+            ),
+        )
+    }
+}

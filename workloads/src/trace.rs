@@ -1,0 +1,453 @@
+//! Recorded traces: a user's own operation sequence, as a CSV file.
+//!
+//! ```text
+//! # A comment line starts with '#'.
+//! at,op,timer,deadline
+//! 0,insert,7,30000
+//! 12,insert,8,30012
+//! 40,cancel,7,
+//! 60000,advance,,
+//! ```
+//!
+//! * The first line that is not a comment is the header, exactly
+//!   `at,op,timer,deadline`.
+//! * `at`: the tick of the operation, 0 to 2^62, never smaller than the line
+//!   before. The driver advances the queue to `at`, then applies the operation.
+//! * `op`: `insert`, `cancel` or `advance`.
+//! * `timer`: for `insert` and `cancel`, any whole number from 0 to 2^64 - 1
+//!   chosen by the recorder. An `insert` starts a new timer, even if the id was
+//!   used before (ids may be recycled); a `cancel` names the most recent insert
+//!   with that id, which must exist. Cancelling a timer that has already fired or
+//!   been cancelled is legal: the queue answers "not pending". Empty for
+//!   `advance`.
+//! * `deadline`: for `insert`, the absolute tick the timer is due, 0 to 2^62
+//!   (one at or before `at` fires at the next advance). Empty otherwise.
+//! * `advance` moves the clock without an operation. The tape ends at the last
+//!   line's `at`: the driver advances there after the last operation. Timers
+//!   due later stay pending, so end the trace with an `advance` line to let
+//!   them fire.
+//!
+//! Spaces around fields are ignored, and so are empty lines; fields are never
+//! quoted. Ids are mapped to dense timer numbers in order of their inserts. A
+//! trace has no prefill: every operation is measured.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::WorkloadError;
+use crate::{MAX_TIME, Op, Tape, Tick, TimedOp};
+
+/// The header every trace starts with.
+const HEADER: [&str; 4] = ["at", "op", "timer", "deadline"];
+
+/// Reads a trace file into a tape named after the file (its stem).
+///
+/// # Errors
+///
+/// [`WorkloadError::TraceUnreadable`] if the file cannot be read;
+/// [`WorkloadError::InvalidTrace`], with the line and what would be valid, for
+/// a malformed file.
+pub fn load_trace(path: &Path) -> Result<Tape, WorkloadError> {
+    let bytes = std::fs::read(path).map_err(|error| WorkloadError::TraceUnreadable {
+        path: path.to_owned(),
+        error,
+    })?;
+    let name = path.file_stem().map_or_else(
+        || "trace".to_owned(),
+        |stem| stem.to_string_lossy().into_owned(),
+    );
+    parse_trace(&bytes, name, path)
+}
+
+/// Parses trace text; `path` is only for messages.
+///
+/// The format needs no quoting (every field is a number or a word), so lines
+/// are split on commas here rather than by a CSV library: that keeps line
+/// numbers exact, comments included.
+pub(crate) fn parse_trace(bytes: &[u8], name: String, path: &Path) -> Result<Tape, WorkloadError> {
+    let mut parser = Parser {
+        path: path.to_owned(),
+        ids: HashMap::new(),
+        ops: Vec::new(),
+        timers: 0,
+        last: None,
+        header_seen: false,
+    };
+    for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = index as u64 + 1;
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let Ok(text) = std::str::from_utf8(raw) else {
+            return Err(parser.error(line, "the line is not valid UTF-8 text"));
+        };
+        let text = text.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = text.split(',').map(str::trim).collect();
+        parser.line(line, &fields)?;
+    }
+    parser.finish(name)
+}
+
+/// The state of a trace being read.
+struct Parser {
+    path: PathBuf,
+    /// The dense timer number of the most recent insert of each id. Only looked
+    /// up, never iterated, so its order cannot reach the tape.
+    ids: HashMap<u64, u32>,
+    ops: Vec<TimedOp>,
+    timers: u32,
+    /// The last line's `at` and line number.
+    last: Option<(Tick, u64)>,
+    header_seen: bool,
+}
+
+impl Parser {
+    fn error(&self, line: u64, problem: impl Into<String>) -> WorkloadError {
+        WorkloadError::InvalidTrace {
+            path: self.path.clone(),
+            line,
+            problem: problem.into(),
+        }
+    }
+
+    fn line(&mut self, line: u64, record: &[&str]) -> Result<(), WorkloadError> {
+        if !self.header_seen {
+            self.header_seen = true;
+            if record != HEADER {
+                return Err(self.error(
+                    line,
+                    format!(
+                        "the header is `{}`; the first line that is not a comment must be exactly `{}`",
+                        record.join(","),
+                        HEADER.join(",")
+                    ),
+                ));
+            }
+            return Ok(());
+        }
+        if record.len() != HEADER.len() {
+            return Err(self.error(
+                line,
+                format!(
+                    "{} fields; every line needs exactly 4, `{}` (leave `timer` and `deadline` empty \
+                     where they do not apply, keeping the commas)",
+                    record.len(),
+                    HEADER.join(",")
+                ),
+            ));
+        }
+        let at = self.tick(line, "at", record[0])?;
+        if let Some((previous, previous_line)) = self.last
+            && at < previous
+        {
+            return Err(self.error(
+                line,
+                format!(
+                    "`at` goes back in time: {at} is before {previous} on line {previous_line}; \
+                     times must never decrease"
+                ),
+            ));
+        }
+        self.last = Some((at, line));
+        let (timer, deadline) = (record[2], record[3]);
+        match record[1] {
+            "insert" => {
+                let id = self.id(line, timer)?;
+                if deadline.is_empty() {
+                    return Err(self.error(
+                        line,
+                        "`insert` needs a `deadline`: the absolute tick it is due",
+                    ));
+                }
+                let deadline = self.tick(line, "deadline", deadline)?;
+                let number = self.timers;
+                self.timers = self.timers.checked_add(1).ok_or_else(|| {
+                    self.error(
+                        line,
+                        format!(
+                            "more than {} inserts; a trace may have at most that many",
+                            u32::MAX
+                        ),
+                    )
+                })?;
+                self.ids.insert(id, number);
+                self.ops.push(TimedOp {
+                    at,
+                    op: Op::Insert {
+                        timer: number,
+                        deadline,
+                    },
+                });
+            }
+            "cancel" => {
+                let id = self.id(line, timer)?;
+                if !deadline.is_empty() {
+                    return Err(self.error(
+                        line,
+                        format!("`cancel` takes no `deadline`, found {deadline:?}; leave it empty"),
+                    ));
+                }
+                let Some(&number) = self.ids.get(&id) else {
+                    return Err(self.error(
+                        line,
+                        format!("`cancel` of timer {id}, which no earlier line inserted; a cancel must name an inserted timer's id"),
+                    ));
+                };
+                self.ops.push(TimedOp {
+                    at,
+                    op: Op::Cancel { timer: number },
+                });
+            }
+            "advance" => {
+                if !timer.is_empty() || !deadline.is_empty() {
+                    return Err(self.error(
+                        line,
+                        "`advance` takes no `timer` or `deadline`; leave both empty",
+                    ));
+                }
+            }
+            other => {
+                return Err(self.error(
+                    line,
+                    format!(
+                        "`op` is {other:?}; valid operations are `insert`, `cancel` and `advance`"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A tick field: a whole number from 0 to 2^62.
+    fn tick(&self, line: u64, field: &str, text: &str) -> Result<Tick, WorkloadError> {
+        match text.parse::<Tick>() {
+            Ok(value) if value <= MAX_TIME => Ok(value),
+            Ok(value) => Err(self.error(
+                line,
+                format!("`{field}` is {value}, beyond the largest time, 2^62 = {MAX_TIME}"),
+            )),
+            Err(_) => Err(self.error(
+                line,
+                format!("`{field}` is {text:?}; it must be a whole number of ticks from 0 to 2^62 = {MAX_TIME}"),
+            )),
+        }
+    }
+
+    /// A timer id: a whole number from 0 to 2^64 - 1.
+    fn id(&self, line: u64, text: &str) -> Result<u64, WorkloadError> {
+        text.parse::<u64>().map_err(|_| {
+            let shown = if text.is_empty() { "empty".to_owned() } else { format!("{text:?}") };
+            self.error(
+                line,
+                format!("`timer` is {shown}; it must be the timer's id, a whole number from 0 to 2^64 - 1"),
+            )
+        })
+    }
+
+    fn finish(self, name: String) -> Result<Tape, WorkloadError> {
+        let Some((end, _)) = self.last else {
+            let problem = if self.header_seen {
+                "the trace has a header but no operations; add lines `at,op,timer,deadline`"
+            } else {
+                "the file is empty; a trace starts with the header line `at,op,timer,deadline`"
+            };
+            return Err(self.error(1, problem));
+        };
+        Ok(Tape {
+            name,
+            ops: self.ops,
+            prefill: 0,
+            end,
+            timers: self.timers,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Tape, WorkloadError> {
+        parse_trace(text.as_bytes(), "t".to_owned(), Path::new("t.csv"))
+    }
+
+    fn error_of(text: &str) -> String {
+        parse(text)
+            .expect_err("the trace should be refused")
+            .to_string()
+    }
+
+    #[test]
+    fn parses_inserts_cancels_and_advances() {
+        let tape = parse(
+            "# recorded on a test box\n\
+             at,op,timer,deadline\n\
+             0,insert,7,100\n\
+             5, insert ,9,50\n\
+             \n\
+             # a comment between lines\n\
+             10,cancel,7,\n\
+             20,insert,7,300\n\
+             30,cancel,7,\n\
+             30,cancel,7,\n\
+             400,advance,,\n",
+        )
+        .unwrap();
+        assert_eq!(tape.prefill, 0);
+        assert_eq!(tape.end, 400);
+        assert_eq!(tape.timers, 3);
+        let ops: Vec<(Tick, Op)> = tape.ops.iter().map(|o| (o.at, o.op)).collect();
+        assert_eq!(
+            ops,
+            [
+                (
+                    0,
+                    Op::Insert {
+                        timer: 0,
+                        deadline: 100
+                    }
+                ),
+                (
+                    5,
+                    Op::Insert {
+                        timer: 1,
+                        deadline: 50
+                    }
+                ),
+                (10, Op::Cancel { timer: 0 }),
+                (
+                    20,
+                    Op::Insert {
+                        timer: 2,
+                        deadline: 300
+                    }
+                ),
+                (30, Op::Cancel { timer: 2 }),
+                (30, Op::Cancel { timer: 2 }),
+            ]
+        );
+        tape.check().unwrap();
+    }
+
+    #[test]
+    fn end_is_the_last_line() {
+        let tape = parse("at,op,timer,deadline\n3,insert,1,1000\n").unwrap();
+        assert_eq!(tape.end, 3);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_what_is_valid() {
+        let header = "at,op,timer,deadline\n";
+        let cases = [
+            ("", "t.csv:1: invalid trace: the file is empty"),
+            (
+                "# only a comment\n",
+                "t.csv:1: invalid trace: the file is empty",
+            ),
+            (
+                header,
+                "t.csv:1: invalid trace: the trace has a header but no operations",
+            ),
+            (
+                "at,op,id,deadline\n",
+                "t.csv:1: invalid trace: the header is `at,op,id,deadline`; the first line that is not a comment must be exactly `at,op,timer,deadline`",
+            ),
+            (
+                "# c\nat,op,timer\n",
+                "t.csv:2: invalid trace: the header is `at,op,timer`",
+            ),
+            (
+                "at,op,timer,deadline\n0,insert,1\n",
+                "t.csv:2: invalid trace: 3 fields; every line needs exactly 4",
+            ),
+            (
+                "at,op,timer,deadline\n0,insert,1,5,9\n",
+                "t.csv:2: invalid trace: 5 fields",
+            ),
+            (
+                "at,op,timer,deadline\n0,insert,1,5\n0,remove,1,\n",
+                "t.csv:3: invalid trace: `op` is \"remove\"; valid operations are `insert`, `cancel` and `advance`",
+            ),
+            (
+                "at,op,timer,deadline\nsoon,insert,1,5\n",
+                "t.csv:2: invalid trace: `at` is \"soon\"; it must be a whole number of ticks from 0 to 2^62",
+            ),
+            (
+                "at,op,timer,deadline\n-1,insert,1,5\n",
+                "t.csv:2: invalid trace: `at` is \"-1\"",
+            ),
+            (
+                "at,op,timer,deadline\n0,insert,x,5\n",
+                "t.csv:2: invalid trace: `timer` is \"x\"; it must be the timer's id",
+            ),
+            (
+                "at,op,timer,deadline\n0,insert,,5\n",
+                "t.csv:2: invalid trace: `timer` is empty",
+            ),
+            (
+                "at,op,timer,deadline\n0,insert,1,5.5\n",
+                "t.csv:2: invalid trace: `deadline` is \"5.5\"",
+            ),
+            (
+                "at,op,timer,deadline\n0,insert,1,\n",
+                "t.csv:2: invalid trace: `insert` needs a `deadline`",
+            ),
+            (
+                "at,op,timer,deadline\n0,insert,1,4611686018427387905\n",
+                "t.csv:2: invalid trace: `deadline` is 4611686018427387905, beyond the largest time, 2^62 = 4611686018427387904",
+            ),
+            (
+                "at,op,timer,deadline\n10,insert,1,50\n\n# c\n9,cancel,1,\n",
+                "t.csv:5: invalid trace: `at` goes back in time: 9 is before 10 on line 2; times must never decrease",
+            ),
+            (
+                "at,op,timer,deadline\n0,insert,1,50\n1,cancel,2,\n",
+                "t.csv:3: invalid trace: `cancel` of timer 2, which no earlier line inserted",
+            ),
+            (
+                "at,op,timer,deadline\n0,insert,1,50\n1,cancel,1,50\n",
+                "t.csv:3: invalid trace: `cancel` takes no `deadline`",
+            ),
+            (
+                "at,op,timer,deadline\n0,advance,1,\n",
+                "t.csv:2: invalid trace: `advance` takes no `timer` or `deadline`",
+            ),
+            (
+                "at,op,timer,deadline\n0,insert,1,50\n\"1\",insert,2,60\n",
+                "t.csv:3: invalid trace: `at` is \"\\\"1\\\"\"",
+            ),
+            (
+                "\r\n# c\r\n  # indented comment\r\nat,op,timer,deadline\r\n5,insert,1,50\r\n4,advance,,\r\n",
+                "t.csv:6: invalid trace: `at` goes back in time: 4 is before 5 on line 5",
+            ),
+        ];
+        for (text, expected) in cases {
+            let message = error_of(text);
+            assert!(
+                message.starts_with(expected),
+                "for {text:?}:\n  got      {message}\n  expected {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_is_reported_with_its_line() {
+        let bytes = b"at,op,timer,deadline\n0,insert,1,50\n1,canc\xffel,1,\n";
+        let error = parse_trace(bytes, "t".to_owned(), Path::new("t.csv")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "t.csv:3: invalid trace: the line is not valid UTF-8 text"
+        );
+    }
+
+    #[test]
+    fn an_unreadable_file_names_the_path() {
+        let error = load_trace(Path::new("/nonexistent/trace.csv")).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.starts_with("/nonexistent/trace.csv: cannot read the trace:"),
+            "{message}"
+        );
+    }
+}

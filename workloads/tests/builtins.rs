@@ -1,0 +1,360 @@
+//! The built-in workloads: they validate, generate valid tapes within the size
+//! budget, are deterministic, and keep their population steady from time 0 on.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::OnceLock;
+
+use workloads::{Op, Scale, Spec, Tape, Tick, builtins};
+
+/// Nothing up our sleeves: the first digits of pi.
+const SEED: u64 = 0x243F_6A88_85A3_08D3;
+
+fn builtin(scale: Scale, name: &str) -> Spec {
+    builtins(scale)
+        .into_iter()
+        .find(|spec| spec.name() == name)
+        .unwrap_or_else(|| panic!("no built-in {name} at {scale} scale"))
+}
+
+/// Every default-scale tape, generated once and shared by the tests that read
+/// them (the test runner runs tests on several threads).
+fn default_tapes() -> &'static [Tape] {
+    static TAPES: OnceLock<Vec<Tape>> = OnceLock::new();
+    TAPES.get_or_init(|| {
+        builtins(Scale::Default)
+            .iter()
+            .map(|spec| spec.generate(SEED))
+            .collect()
+    })
+}
+
+/// The default-scale tape of a built-in.
+fn default_tape(name: &str) -> &'static Tape {
+    default_tapes()
+        .iter()
+        .find(|tape| tape.name == name)
+        .unwrap_or_else(|| panic!("no built-in {name} at default scale"))
+}
+
+fn measured_ops(tape: &Tape) -> usize {
+    tape.ops.len() - tape.prefill
+}
+
+/// Validates and generates the built-ins at `scale` whose names `wanted`
+/// accepts, and checks their tapes.
+fn builtins_generate_valid_tapes(scale: Scale, wanted: impl Fn(&str) -> bool) {
+    for spec in builtins(scale)
+        .into_iter()
+        .filter(|spec| wanted(spec.name()))
+    {
+        spec.validate().unwrap();
+        assert!(!spec.description().is_empty() && !spec.description().contains('\n'));
+        let tape = spec.generate(SEED);
+        tape.check()
+            .unwrap_or_else(|e| panic!("{} at {scale}: {e}", spec.name()));
+        assert_eq!(tape.name, spec.name());
+        assert!(tape.timers > 0, "{} at {scale} has no timers", spec.name());
+    }
+}
+
+// The tests below together cover every built-in at every scale. The large
+// scale (3 million operations per workload, 12 million for `scaling-1e7`) is
+// split so that the test runner can spread it over the cores.
+
+#[test]
+fn every_builtin_generates_a_valid_tape_at_small_scale() {
+    builtins_generate_valid_tapes(Scale::Small, |_| true);
+}
+
+#[test]
+fn every_builtin_generates_a_valid_tape_at_default_scale() {
+    let specs = builtins(Scale::Default);
+    assert_eq!(specs.len(), default_tapes().len());
+    for (spec, tape) in specs.iter().zip(default_tapes()) {
+        spec.validate().unwrap();
+        tape.check()
+            .unwrap_or_else(|e| panic!("{} at default: {e}", spec.name()));
+        assert_eq!(tape.name, spec.name());
+        assert!(tape.timers > 0, "{} has no timers", spec.name());
+    }
+}
+
+#[test]
+fn large_churn_workloads_generate_valid_tapes() {
+    builtins_generate_valid_tapes(Scale::Large, |name| {
+        ["uniform", "timeouts", "bimodal"].contains(&name)
+    });
+}
+
+#[test]
+fn large_other_workloads_generate_valid_tapes() {
+    builtins_generate_valid_tapes(Scale::Large, |name| {
+        !["uniform", "timeouts", "bimodal"].contains(&name) && !name.starts_with("scaling-")
+    });
+}
+
+#[test]
+fn large_scaling_workloads_generate_valid_tapes() {
+    builtins_generate_valid_tapes(Scale::Large, |name| name.starts_with("scaling-"));
+}
+
+/// The harness replays every default tape for 5 to 15 algorithms, twice each,
+/// in about five minutes on two cores; these bounds keep that true.
+#[test]
+fn default_tapes_fit_the_time_budget() {
+    println!(
+        "{:<12} {:>9} {:>9} {:>11}",
+        "workload", "prefill", "measured", "duration"
+    );
+    let mut total = 0;
+    for tape in default_tapes() {
+        let measured = measured_ops(tape);
+        println!(
+            "{:<12} {:>9} {:>9} {:>11}",
+            tape.name, tape.prefill, measured, tape.end
+        );
+        assert!(
+            tape.prefill <= 1_000_000,
+            "{}: prefill {}",
+            tape.name,
+            tape.prefill
+        );
+        assert!(
+            measured <= 600_000,
+            "{}: {measured} measured operations",
+            tape.name
+        );
+        assert!(tape.end <= 10_000_000, "{}: {} ticks", tape.name, tape.end);
+        total += tape.ops.len();
+    }
+    assert!(total <= 5_000_000, "{total} operations in all");
+}
+
+#[test]
+fn small_is_about_a_tenth_of_default() {
+    for name in [
+        "uniform",
+        "timeouts",
+        "bimodal",
+        "burst",
+        "periodic",
+        "far-future",
+        "scaling-1e4",
+    ] {
+        let small = measured_ops(&builtin(Scale::Small, name).generate(SEED)) as f64;
+        let default = measured_ops(default_tape(name)) as f64;
+        let ratio = small / default;
+        assert!(
+            (0.08..0.12).contains(&ratio),
+            "{name}: small/default = {ratio}"
+        );
+    }
+}
+
+/// The sweep's members differ in population only: each measures about the
+/// same number of inserts.
+#[test]
+fn the_scaling_sweep_measures_equal_work() {
+    let counts: Vec<(&str, usize)> = default_tapes()
+        .iter()
+        .filter(|tape| tape.name.starts_with("scaling-"))
+        .map(|tape| (tape.name.as_str(), tape.timers as usize - tape.prefill))
+        .collect();
+    assert_eq!(counts.len(), 4);
+    for (name, inserts) in &counts {
+        assert!(
+            (190_000..210_000).contains(inserts),
+            "{name}: {inserts} measured inserts"
+        );
+    }
+}
+
+#[test]
+fn same_seed_same_tape_other_seed_other_tape() {
+    for spec in builtins(Scale::Small) {
+        let tape = spec.generate(7);
+        assert_eq!(tape, spec.generate(7), "{}", spec.name());
+        assert_ne!(tape.ops, spec.generate(8).ops, "{}", spec.name());
+    }
+}
+
+#[test]
+fn workloads_with_equal_specs_but_other_names_differ() {
+    let uniform = builtin(Scale::Small, "uniform");
+    let mut renamed = uniform.clone();
+    renamed.name = "uniform-2".to_owned();
+    assert_ne!(uniform.generate(1).ops, renamed.generate(1).ops);
+}
+
+/// A plain replay of a tape: timers fire at their deadlines.
+#[derive(Default)]
+struct Replay {
+    /// Deadlines of inserted timers, earliest first (cancelled ones included,
+    /// skipped when they come out).
+    heap: BinaryHeap<Reverse<(Tick, u32)>>,
+    /// Whether each timer is pending, by number.
+    pending: Vec<bool>,
+    /// How many are.
+    count: usize,
+}
+
+impl Replay {
+    fn advance(&mut self, to: Tick) {
+        while let Some(&Reverse((deadline, timer))) = self.heap.peek() {
+            if deadline > to {
+                break;
+            }
+            self.heap.pop();
+            self.remove(timer);
+        }
+    }
+
+    fn remove(&mut self, timer: u32) {
+        if std::mem::take(&mut self.pending[timer as usize]) {
+            self.count -= 1;
+        }
+    }
+
+    fn apply(&mut self, op: Op) {
+        match op {
+            Op::Insert { timer, deadline } => {
+                self.heap.push(Reverse((deadline, timer)));
+                self.pending[timer as usize] = true;
+                self.count += 1;
+            }
+            Op::Cancel { timer } => self.remove(timer),
+        }
+    }
+}
+
+/// The pending population over the measured phase, sampled at `samples` evenly
+/// spaced ticks, by replaying the tape with fires by deadline.
+fn population(tape: &Tape, samples: u64) -> Vec<usize> {
+    let mut replay = Replay {
+        pending: vec![false; tape.timers as usize],
+        ..Replay::default()
+    };
+    let step = (tape.end / samples).max(1);
+    let mut next_sample = 0;
+    let mut result = Vec::new();
+    for op in &tape.ops {
+        while next_sample < op.at {
+            replay.advance(next_sample);
+            result.push(replay.count);
+            next_sample += step;
+        }
+        replay.advance(op.at);
+        replay.apply(op.op);
+    }
+    while next_sample < tape.end {
+        replay.advance(next_sample);
+        result.push(replay.count);
+        next_sample += step;
+    }
+    result
+}
+
+/// With the derived arrival rate and a steady-state prefill, the population
+/// stays near `pending` from the first tick: no wave of expiries, no ramp.
+#[test]
+fn populations_stay_near_pending() {
+    // (workload, lowest and highest population as fractions of `pending`)
+    let bands = [
+        ("uniform", 0.95, 1.05),
+        ("timeouts", 0.93, 1.07),
+        ("bimodal", 0.95, 1.05),
+        // Between herds the population grows by 18% and falls back at each second.
+        ("burst", 0.95, 1.25),
+        ("periodic", 1.0, 1.0),
+        ("far-future", 0.97, 1.03),
+        ("scaling-1e3", 0.85, 1.15),
+    ];
+    for (name, low, high) in bands {
+        let tape = default_tape(name);
+        let population = population(tape, 200);
+        let pending = tape.prefill as f64;
+        let (min, max) = (
+            *population.iter().min().unwrap() as f64 / pending,
+            *population.iter().max().unwrap() as f64 / pending,
+        );
+        assert!(
+            min >= low && max <= high,
+            "{name}: population from {min:.3} to {max:.3} of pending, band {low}..{high}"
+        );
+        // No drift: the first and last tenths of the run hold about as many.
+        let tenth = population.len() / 10;
+        let mean = |s: &[usize]| s.iter().sum::<usize>() as f64 / s.len() as f64 / pending;
+        let (first, last) = (
+            mean(&population[..tenth]),
+            mean(&population[population.len() - tenth..]),
+        );
+        assert!(
+            (first - last).abs() < 0.04,
+            "{name}: first tenth {first:.3}, last tenth {last:.3}"
+        );
+    }
+}
+
+/// The prefill of `uniform` is the stationary one: a pending timer's remaining
+/// time has density proportional to P(delay > x), whose mean is
+/// E[D^2] / (2 E[D]) = 20,000 ticks for delays uniform on 1..=60,000, not the
+/// 30,000 of fresh timers.
+#[test]
+fn the_uniform_prefill_has_stationary_remaining_times() {
+    let tape = default_tape("uniform");
+    let deadlines: Vec<f64> = tape.ops[..tape.prefill]
+        .iter()
+        .map(|op| match op.op {
+            Op::Insert { deadline, .. } => deadline as f64,
+            Op::Cancel { .. } => unreachable!("the prefill only inserts"),
+        })
+        .collect();
+    let mean = deadlines.iter().sum::<f64>() / deadlines.len() as f64;
+    assert!(
+        (mean - 20_000.0).abs() < 200.0,
+        "mean remaining time {mean}"
+    );
+    let due_in_first_tenth =
+        deadlines.iter().filter(|&&d| d <= 6_000.0).count() as f64 / deadlines.len() as f64;
+    // P(residual <= 6000) = 1 - (1 - 0.1)^2 = 0.19.
+    assert!(
+        (due_in_first_tenth - 0.19).abs() < 0.01,
+        "{due_in_first_tenth}"
+    );
+}
+
+/// In `timeouts`, the pending timers are mostly the 5% that will time out.
+#[test]
+fn the_timeouts_prefill_is_dominated_by_long_lived_timers() {
+    let tape = default_tape("timeouts");
+    let mut cancelled = vec![false; tape.timers as usize];
+    for op in &tape.ops {
+        if let Op::Cancel { timer } = op.op {
+            cancelled[timer as usize] = true;
+        }
+    }
+    let prefill_cancelled =
+        cancelled[..tape.prefill].iter().filter(|&&c| c).count() as f64 / tape.prefill as f64;
+    // 0.95 x 31 ms of cancelled lifetimes against 0.05 x 30 s: about 2% of the pending.
+    assert!(
+        prefill_cancelled < 0.04,
+        "{prefill_cancelled} of the prefill is cancelled"
+    );
+    let measured = &cancelled[tape.prefill..];
+    let arrivals_cancelled = measured.iter().filter(|&&c| c).count() as f64 / measured.len() as f64;
+    assert!(
+        (arrivals_cancelled - 0.95).abs() < 0.01,
+        "{arrivals_cancelled} of arrivals are cancelled"
+    );
+}
+
+#[test]
+fn burst_deadlines_fall_on_whole_seconds() {
+    let tape = builtin(Scale::Small, "burst").generate(SEED);
+    for op in &tape.ops {
+        if let Op::Insert { deadline, .. } = op.op {
+            assert_eq!(deadline % 1_000, 0, "deadline {deadline}");
+        }
+    }
+}

@@ -1,0 +1,354 @@
+//! Every way a spec can be wrong yields a message that says what, where (line,
+//! or field path) and what is valid; none panics.
+
+use workloads::{Spec, WorkloadError};
+
+/// A valid spec's first lines, to which each case adds or replaces fields.
+const HEAD: &str =
+    "name = \"mine\"\ndescription = \"A test workload\"\nduration = 1_000\npending = 100\n";
+const DELAY: &str = "delay = { kind = \"uniform\", min = 10, max = 500 }\n";
+
+fn error_of(text: &str) -> WorkloadError {
+    match Spec::from_toml(text, "my.toml") {
+        Ok(spec) => panic!("accepted:\n{text}\nas {spec:?}"),
+        Err(error) => error,
+    }
+}
+
+#[test]
+fn the_base_spec_is_valid() {
+    let spec = Spec::from_toml(&format!("{HEAD}{DELAY}"), "my.toml").unwrap();
+    assert_eq!(spec.name(), "mine");
+    assert_eq!(spec.description(), "A test workload");
+    assert_eq!(spec.granularity, 1, "the default granularity");
+}
+
+#[test]
+fn syntax_errors_show_the_line_and_the_valid_choices() {
+    let cases = [
+        (
+            format!("{HEAD}delya = {{ kind = \"constant\", value = 5 }}\n"),
+            "line 5, column 1",
+            "unknown field `delya`, expected one of `name`, `description`, `duration`, `pending`, \
+             `arrivals_per_tick`, `delay`, `granularity`, `cancel`, `periodic`, `rearm`",
+        ),
+        (
+            format!("{HEAD}delay = {{ kind = \"gaussian\", mean = 5 }}\n"),
+            "line 5",
+            "unknown variant `gaussian`, expected one of `constant`, `uniform`, `exponential`, \
+             `lognormal`, `pareto`, `mixture`",
+        ),
+        (
+            format!("{HEAD}delay = {{ kind = \"uniform\", min = 5 }}\n"),
+            "line 5",
+            "missing field `max`",
+        ),
+        (
+            format!("{HEAD}delay = {{ min = 5, max = 9 }}\n"),
+            "line 5",
+            "missing field `kind`",
+        ),
+        (
+            format!("{HEAD}delay = {{ kind = \"uniform\", min = 5, max = 9, mean = 3 }}\n"),
+            "line 5",
+            "unknown field `mean`, expected `min` or `max`",
+        ),
+        (
+            format!("{HEAD}delay = {{ kind = \"uniform\", min = 5, max = 9.5 }}\n"),
+            "line 5",
+            "invalid type: floating point `9.5`, expected u64",
+        ),
+        (
+            format!("{HEAD}delay = {{ kind = \"constant\", value = -5 }}\n"),
+            "line 5",
+            "invalid value: integer `-5`, expected u64",
+        ),
+        (
+            format!(
+                "{HEAD}delay = {{ kind = \"mixture\", parts = [ {{ weight = 1, distribution = {{ kind = \"constant\", value = 5 }} }} ] }}\n"
+            ),
+            "line 5",
+            "unknown field `distribution`, expected `weight` or `dist`",
+        ),
+        (
+            format!(
+                "{HEAD}{DELAY}[cancel]\nfraction = 0.5\nafter = {{ kind = \"constant\", value = 5 }}\nbefore = 3\n"
+            ),
+            "line 9, column 1",
+            "unknown field `before`, expected `fraction` or `after`",
+        ),
+        (
+            format!(
+                "{HEAD}{DELAY}[rearm]\nfraction = 0.5\ninterval = {{ kind = \"constant\", value = 5 }}\n"
+            ),
+            "line 6",
+            "missing field `times`",
+        ),
+        (
+            format!(
+                "{}{DELAY}",
+                HEAD.replace("pending = 100", "pending = \"many\"")
+            ),
+            "line 4, column 11",
+            "invalid type: string \"many\", expected u64",
+        ),
+        (
+            format!("{HEAD}delay = \n"),
+            "line 5",
+            "string values must be quoted",
+        ),
+        (HEAD.to_owned(), "line 1", "missing field `delay`"),
+    ];
+    for (text, place, what) in cases {
+        let message = error_of(&text).to_string();
+        assert!(
+            message.starts_with("my.toml: invalid workload spec: TOML parse error at ")
+                && message.contains(place)
+                && message.contains(what),
+            "for\n{text}\ngot\n{message}\nexpected {place:?} and {what:?}"
+        );
+    }
+}
+
+/// Builds a spec from the base with `edits` (old, new) applied, and returns
+/// its error's field and message.
+fn invalid(extra: &str, edits: &[(&str, &str)]) -> (String, String) {
+    let mut text = format!("{HEAD}{DELAY}{extra}");
+    for (old, new) in edits {
+        assert!(text.contains(old), "{old:?} not in the base spec");
+        text = text.replacen(old, new, 1);
+    }
+    match error_of(&text) {
+        error @ WorkloadError::InvalidSpec { .. } => {
+            let message = error.to_string();
+            let WorkloadError::InvalidSpec { field, .. } = error else {
+                unreachable!()
+            };
+            (field, message)
+        }
+        other => panic!("expected an invalid field for\n{text}\ngot {other}"),
+    }
+}
+
+/// A case: text added to the base spec, (old, new) replacements in it, the
+/// field the error must name, and text the message must contain.
+type Case = (
+    &'static str,
+    Vec<(&'static str, &'static str)>,
+    &'static str,
+    &'static str,
+);
+
+#[test]
+fn out_of_range_values_name_their_field() {
+    let cases: Vec<Case> = vec![
+        (
+            "",
+            vec![("\"mine\"", "\"my workload\"")],
+            "name",
+            "it must be 1 to 64 ASCII letters, digits, `-`, `_` or `.`",
+        ),
+        ("", vec![("\"mine\"", "\"\"")], "name", "is \"\""),
+        (
+            "",
+            vec![("\"A test workload\"", "\"two\\nlines\"")],
+            "description",
+            "it must be one non-empty line",
+        ),
+        (
+            "",
+            vec![("duration = 1_000", "duration = 0")],
+            "duration",
+            "is 0; it must be a whole number of ticks from 1 to 1099511627776",
+        ),
+        (
+            "",
+            vec![("pending = 100", "pending = 1_000_000_000")],
+            "pending",
+            "it must be at most 100000000",
+        ),
+        (
+            "",
+            vec![("min = 10, max = 500", "min = 500, max = 10")],
+            "delay.max",
+            "is 10, below `delay.min` (500); it must be at least `delay.min`",
+        ),
+        (
+            "",
+            vec![("min = 10", "min = 0")],
+            "delay.min",
+            "is 0; it must be a whole number of ticks from 1 to",
+        ),
+        (
+            "granularity = 0\n",
+            vec![],
+            "granularity",
+            "is 0; it must be a whole number of ticks from 1",
+        ),
+        (
+            "arrivals_per_tick = -1.0\n",
+            vec![],
+            "arrivals_per_tick",
+            "is -1; it must be a finite number from 0",
+        ),
+        (
+            "arrivals_per_tick = nan\n",
+            vec![],
+            "arrivals_per_tick",
+            "is NaN",
+        ),
+        (
+            "",
+            vec![(
+                DELAY,
+                "delay = { kind = \"pareto\", min = 10, shape = 1.0 }\n",
+            )],
+            "delay.shape",
+            "is 1; it must be greater than 1 (at or below 1 the mean delay is infinite",
+        ),
+        (
+            "",
+            vec![(DELAY, "delay = { kind = \"exponential\", mean = 0.5 }\n")],
+            "delay.mean",
+            "is 0.5; it must be a finite number from 1 to",
+        ),
+        (
+            "",
+            vec![(
+                DELAY,
+                "delay = { kind = \"lognormal\", median = 20, sigma = -1 }\n",
+            )],
+            "delay.sigma",
+            "is -1; it must be a finite number from 0 to 10",
+        ),
+        (
+            "",
+            vec![(DELAY, "delay = { kind = \"constant\", value = 0 }\n")],
+            "delay.value",
+            "is 0",
+        ),
+        (
+            "",
+            vec![(DELAY, "delay = { kind = \"mixture\", parts = [] }\n")],
+            "delay.parts",
+            "has 0 parts; a mixture needs 1 to 64",
+        ),
+        (
+            "",
+            vec![(
+                DELAY,
+                "delay = { kind = \"mixture\", parts = [ { weight = 1, dist = { kind = \"constant\", value = 5 } }, { weight = 0, dist = { kind = \"constant\", value = 5 } } ] }\n",
+            )],
+            "delay.parts[1].weight",
+            "is 0; it must be a finite number greater than 0",
+        ),
+        (
+            "",
+            vec![(
+                DELAY,
+                "delay = { kind = \"mixture\", parts = [ { weight = 1, dist = { kind = \"mixture\", parts = [ { weight = 1, dist = { kind = \"uniform\", min = 9, max = 3 } } ] } } ] }\n",
+            )],
+            "delay.parts[0].dist.parts[0].dist.max",
+            "is 3, below",
+        ),
+        (
+            "cancel = { fraction = 1.5, after = { kind = \"constant\", value = 5 } }\n",
+            vec![],
+            "cancel.fraction",
+            "is 1.5; it must be a finite number from 0 to 1",
+        ),
+        (
+            "cancel = { fraction = 0.5, after = { kind = \"uniform\", min = 0, max = 5 } }\n",
+            vec![],
+            "cancel.after.min",
+            "is 0",
+        ),
+        (
+            "periodic = { fraction = -0.1 }\n",
+            vec![],
+            "periodic.fraction",
+            "is -0.1; it must be a finite number from 0 to 1",
+        ),
+        (
+            "periodic = { fraction = 0.5, period = { kind = \"constant\", value = 0 } }\n",
+            vec![],
+            "periodic.period.value",
+            "is 0",
+        ),
+        (
+            "rearm = { fraction = 0.5, interval = { kind = \"constant\", value = 5 }, times = -1 }\n",
+            vec![],
+            "rearm.times",
+            "is -1; it must be a finite number from 0 to 1000",
+        ),
+        (
+            "rearm = { fraction = 0.5, interval = { kind = \"exponential\", mean = 0 }, times = 1 }\n",
+            vec![],
+            "rearm.interval.mean",
+            "is 0",
+        ),
+        (
+            "rearm = { fraction = 0.5, interval = { kind = \"constant\", value = 5 }, times = 1, delay = { kind = \"uniform\", min = 8, max = 7 } }\n",
+            vec![],
+            "rearm.delay.max",
+            "is 7, below `rearm.delay.min` (8)",
+        ),
+        (
+            "",
+            vec![("pending = 100", "pending = 0")],
+            "pending",
+            "is 0 and no timers arrive, so the tape would be empty",
+        ),
+        (
+            "",
+            vec![("duration = 1_000", "duration = 1_000_000_000")],
+            "duration",
+            "operations; a tape may hold at most 1e8 (2.4 GB): shorten `duration` or lower `pending` or `arrivals_per_tick`",
+        ),
+        (
+            "rearm = { fraction = 1.0, interval = { kind = \"constant\", value = 1 }, times = 1000, delay = { kind = \"constant\", value = 1000 } }\n",
+            vec![
+                ("pending = 100", "pending = 100_000"),
+                ("duration = 1_000", "duration = 10"),
+            ],
+            "rearm.times",
+            "is 1000, and each idle timeout pending at time 0 draws its whole chain of re-arm intervals up front",
+        ),
+        (
+            // Activity every 10 s keeps alive an idle timeout of 10 ms only if it
+            // comes first: almost no chain survives its first interval.
+            "rearm = { fraction = 1.0, interval = { kind = \"constant\", value = 10_000 }, times = 500, delay = { kind = \"constant\", value = 10 } }\n",
+            vec![],
+            "rearm.interval",
+            "only 0.00% of its proposals survive, and at least 1% must",
+        ),
+    ];
+    for (extra, edits, field, what) in cases {
+        let (got_field, message) = invalid(extra, &edits);
+        assert_eq!(got_field, field, "for {extra:?} {edits:?}: {message}");
+        let prefix = format!("my.toml: invalid workload spec: `{field}` ");
+        assert!(
+            message.starts_with(&prefix) && message.contains(what),
+            "for {extra:?} {edits:?}:\n  got      {message}\n  expected {prefix}...{what}"
+        );
+    }
+}
+
+#[test]
+fn validate_names_the_workload_when_there_is_no_file() {
+    let mut spec = Spec::from_toml(&format!("{HEAD}{DELAY}"), "my.toml").unwrap();
+    spec.duration = 0;
+    let message = spec.validate().unwrap_err().to_string();
+    assert!(
+        message.starts_with("workload \"mine\": invalid workload spec: `duration` is 0"),
+        "{message}"
+    );
+}
+
+#[test]
+#[should_panic(expected = "Spec::generate needs a valid spec")]
+fn generating_an_invalid_spec_panics_with_the_reason() {
+    let mut spec = Spec::from_toml(&format!("{HEAD}{DELAY}"), "my.toml").unwrap();
+    spec.pending = u64::MAX;
+    spec.generate(1);
+}
