@@ -362,3 +362,99 @@ pub fn quantile(histogram: &Histogram<u64>, q: f64) -> u64 {
         histogram.value_at_quantile(q)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use algorithms::binary_heap::IndexedBinaryHeap;
+    use workloads::Scale;
+
+    /// A heap that silently loses timer 3: what a subtly wrong algorithm does.
+    struct LosesATimer(IndexedBinaryHeap<Payload>);
+
+    impl Algorithm for LosesATimer {
+        const NAME: &'static str = "loses-a-timer";
+        const SUMMARY: &'static str = "a broken queue, for the mismatch test";
+        fn with_defaults() -> Self {
+            Self(IndexedBinaryHeap::new())
+        }
+        fn params(&self) -> String {
+            "-".to_owned()
+        }
+    }
+
+    impl TimerQueue<Payload> for LosesATimer {
+        fn insert(&mut self, deadline: Tick, payload: Payload) -> Handle {
+            let handle = self.0.insert(deadline, payload);
+            if payload == 3 {
+                self.0.cancel(handle);
+            }
+            handle
+        }
+        fn cancel(&mut self, handle: Handle) -> Option<Payload> {
+            self.0.cancel(handle)
+        }
+        fn advance(&mut self, now: Tick, out: &mut Vec<Expired<Payload>>) {
+            self.0.advance(now, out);
+        }
+        fn next_expiry(&self) -> Option<Tick> {
+            self.0.next_expiry()
+        }
+        fn now(&self) -> Tick {
+            self.0.now()
+        }
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn counters(&self) -> Counters {
+            self.0.counters()
+        }
+    }
+
+    fn small_uniform() -> Prepared {
+        let spec = workloads::builtins(Scale::Small)
+            .into_iter()
+            .next()
+            .expect("a built-in");
+        Prepared::new(spec.generate(1), Driver::Event)
+    }
+
+    #[test]
+    fn a_checksum_mismatch_names_the_algorithm_and_stops() {
+        let prepared = small_uniform();
+        let selected = vec!["loses-a-timer".to_owned(), "binary-heap".to_owned()];
+        let mut started = Vec::new();
+        let mut on_start = |name: &str| started.push(name.to_owned());
+        let mut bench = Bench::new(&prepared, Driver::Event, &selected, &mut on_start);
+        bench.visit::<LosesATimer>();
+        bench.visit::<IndexedBinaryHeap<Payload>>();
+        let mismatch = bench.mismatch.take().expect("the broken queue is caught");
+        assert_eq!(mismatch.algorithm, "loses-a-timer");
+        assert_ne!(mismatch.got, mismatch.want);
+        assert!(
+            bench.results.is_empty(),
+            "nothing is measured after a mismatch"
+        );
+        drop(bench);
+        assert_eq!(started, ["loses-a-timer"]);
+    }
+
+    #[test]
+    fn a_correct_algorithm_matches_the_reference() {
+        let prepared = small_uniform();
+        let selected = vec!["binary-heap".to_owned()];
+        let mut on_start = |_: &str| {};
+        let mut bench = Bench::new(&prepared, Driver::Event, &selected, &mut on_start);
+        bench.visit::<IndexedBinaryHeap<Payload>>();
+        assert!(bench.mismatch.is_none());
+        let Some(AlgorithmResult {
+            outcome: Outcome::Measured(m),
+            ..
+        }) = bench.results.first()
+        else {
+            panic!("binary-heap was measured");
+        };
+        assert_eq!(m.checksum, prepared.checksum);
+        assert_eq!(m.max_lateness, 0, "an exact algorithm is never late");
+    }
+}
