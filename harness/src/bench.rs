@@ -28,7 +28,7 @@ use workloads::Tape;
 
 use crate::alloc;
 use crate::passes::{Latency, Throughput, Untimed, Verify};
-use crate::replay::{Buffers, Checksum, Driver, replay};
+use crate::replay::{Buffers, Checksum, Driver, Hooks, replay};
 
 /// A workload ready to be replayed: its tape and what the reference model did.
 pub struct Prepared {
@@ -208,38 +208,54 @@ impl<'a> Bench<'a> {
         }
     }
 
-    fn measure<Q: Algorithm + TimerQueue<Payload>>(&mut self) -> Result<Measurement, Mismatch> {
-        let started = Instant::now();
+    /// Builds a fresh queue with the algorithm's defaults and replays the
+    /// prefill into it with `hooks`.
+    fn prefilled<Q: Algorithm + TimerQueue<Payload>, H: Hooks<Q>>(&mut self, hooks: &mut H) -> Q {
         let tape = &self.prepared.tape;
-        let prefill = 0..tape.prefill;
-        let measured = tape.prefill..tape.ops.len();
-
-        // Verification pass, with the queue's memory.
         self.buffers.handles.clear();
-        alloc::reset_peak();
-        let baseline = alloc::snapshot().live;
         let mut queue = Q::with_defaults();
-        let mut verify = Verify::new(&self.prepared.inserted_at);
         replay(
             &mut queue,
             tape,
-            prefill.clone(),
+            0..tape.prefill,
             false,
             self.driver,
             &mut self.buffers,
-            &mut verify,
+            hooks,
         );
-        let counters_at_prefill = queue.counters();
-        let (wakeups_at_prefill, empty_at_prefill) = (verify.wakeups, verify.empty_wakeups);
+        queue
+    }
+
+    /// Replays the measured phase, and the advance to the tape's end, with `hooks`.
+    fn replay_measured<Q: TimerQueue<Payload>, H: Hooks<Q>>(
+        &mut self,
+        queue: &mut Q,
+        hooks: &mut H,
+    ) {
+        let tape = &self.prepared.tape;
+        let measured = tape.prefill..tape.ops.len();
         replay(
-            &mut queue,
+            queue,
             tape,
-            measured.clone(),
+            measured,
             true,
             self.driver,
             &mut self.buffers,
-            &mut verify,
+            hooks,
         );
+    }
+
+    fn measure<Q: Algorithm + TimerQueue<Payload>>(&mut self) -> Result<Measurement, Mismatch> {
+        let started = Instant::now();
+
+        // Verification pass, with the queue's memory.
+        alloc::reset_peak();
+        let baseline = alloc::snapshot().live;
+        let mut verify = Verify::new(&self.prepared.inserted_at);
+        let mut queue: Q = self.prefilled(&mut verify);
+        let counters_at_prefill = queue.counters();
+        let (wakeups_at_prefill, empty_at_prefill) = (verify.wakeups, verify.empty_wakeups);
+        self.replay_measured(&mut queue, &mut verify);
         let counters = queue.counters().since(&counters_at_prefill);
         let peak_bytes = alloc::snapshot().peak.saturating_sub(baseline);
         drop(queue);
@@ -252,54 +268,18 @@ impl<'a> Bench<'a> {
         }
 
         // Throughput pass.
-        self.buffers.handles.clear();
-        let mut queue = Q::with_defaults();
-        replay(
-            &mut queue,
-            tape,
-            prefill.clone(),
-            false,
-            self.driver,
-            &mut self.buffers,
-            &mut Untimed,
-        );
+        let mut queue: Q = self.prefilled(&mut Untimed);
         let calls_before = alloc::snapshot().calls;
         let mut throughput = Throughput::start();
-        replay(
-            &mut queue,
-            tape,
-            measured.clone(),
-            true,
-            self.driver,
-            &mut self.buffers,
-            &mut throughput,
-        );
+        self.replay_measured(&mut queue, &mut throughput);
         throughput.finish();
         let allocs_measured = alloc::snapshot().calls - calls_before;
         drop(queue);
 
         // Latency pass.
-        self.buffers.handles.clear();
-        let mut queue = Q::with_defaults();
-        replay(
-            &mut queue,
-            tape,
-            prefill,
-            false,
-            self.driver,
-            &mut self.buffers,
-            &mut Untimed,
-        );
+        let mut queue: Q = self.prefilled(&mut Untimed);
         let mut latency = Latency::new();
-        replay(
-            &mut queue,
-            tape,
-            measured,
-            true,
-            self.driver,
-            &mut self.buffers,
-            &mut latency,
-        );
+        self.replay_measured(&mut queue, &mut latency);
         drop(queue);
 
         Ok(Measurement {
