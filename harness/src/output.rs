@@ -145,43 +145,11 @@ impl Rows {
     /// Adds one algorithm's result on one workload.
     pub fn add(&mut self, key: Key, facts: &TapeFacts, result: &AlgorithmResult, floor: Floor) {
         let measured_ops = facts.inserts + facts.cancels;
-        let Outcome::Measured(m) = &result.outcome else {
-            let Outcome::Skipped(reason) = &result.outcome else {
-                unreachable!()
-            };
-            self.runs.push(RunRow {
-                schema_version: SCHEMA_VERSION,
-                algorithm: key.algorithm,
-                workload: key.workload,
-                scale: key.scale,
-                driver: key.driver,
-                params: result.params.clone(),
-                status: "skipped",
-                skip_reason: reason.clone(),
-                measured_ops,
-                inserts: facts.inserts,
-                cancels: facts.cancels,
-                cancel_hits: None,
-                fired: None,
-                max_pending: facts.max_pending,
-                wakeups: None,
-                empty_wakeups: None,
-                slot_visits: None,
-                empty_slot_visits: None,
-                entries_examined_not_due: None,
-                cascades: None,
-                bucket_expirations: None,
-                insert_scan_steps: None,
-                peak_bytes: None,
-                bytes_per_pending: None,
-                allocs_measured: None,
-                max_lateness_ticks: None,
-                checksum: String::new(),
-                wall_ms: None,
-            });
-            return;
+        let (m, skip_reason) = match &result.outcome {
+            Outcome::Measured(m) => (Some(m.as_ref()), String::new()),
+            Outcome::Skipped(reason) => (None, reason.clone()),
         };
-        let c = m.counters;
+        let c = m.map(|m| m.counters);
         self.runs.push(RunRow {
             schema_version: SCHEMA_VERSION,
             algorithm: key.algorithm.clone(),
@@ -189,29 +157,31 @@ impl Rows {
             scale: key.scale.clone(),
             driver: key.driver.clone(),
             params: result.params.clone(),
-            status: "ok",
-            skip_reason: String::new(),
+            status: if m.is_some() { "ok" } else { "skipped" },
+            skip_reason,
             measured_ops,
             inserts: facts.inserts,
             cancels: facts.cancels,
-            cancel_hits: Some(m.cancel_hits),
-            fired: Some(m.fired),
+            cancel_hits: m.map(|m| m.cancel_hits),
+            fired: m.map(|m| m.fired),
             max_pending: facts.max_pending,
-            wakeups: Some(m.wakeups),
-            empty_wakeups: Some(m.empty_wakeups),
-            slot_visits: Some(c.slot_visits),
-            empty_slot_visits: Some(c.empty_slot_visits),
-            entries_examined_not_due: Some(c.entries_examined_not_due),
-            cascades: Some(c.cascades),
-            bucket_expirations: Some(c.bucket_expirations),
-            insert_scan_steps: Some(c.insert_scan_steps),
-            peak_bytes: Some(m.peak_bytes),
-            bytes_per_pending: Some(m.peak_bytes as f64 / facts.max_pending.max(1) as f64),
-            allocs_measured: Some(m.allocs_measured),
-            max_lateness_ticks: Some(m.max_lateness),
-            checksum: m.checksum.to_hex(),
-            wall_ms: Some(m.wall_ms),
+            wakeups: m.map(|m| m.wakeups),
+            empty_wakeups: m.map(|m| m.empty_wakeups),
+            slot_visits: c.map(|c| c.slot_visits),
+            empty_slot_visits: c.map(|c| c.empty_slot_visits),
+            entries_examined_not_due: c.map(|c| c.entries_examined_not_due),
+            cascades: c.map(|c| c.cascades),
+            bucket_expirations: c.map(|c| c.bucket_expirations),
+            insert_scan_steps: c.map(|c| c.insert_scan_steps),
+            peak_bytes: m.map(|m| m.peak_bytes),
+            bytes_per_pending: m.map(|m| m.peak_bytes as f64 / facts.max_pending.max(1) as f64),
+            allocs_measured: m.map(|m| m.allocs_measured),
+            max_lateness_ticks: m.map(|m| m.max_lateness),
+            checksum: m.map_or_else(String::new, |m| m.checksum.to_hex()),
+            wall_ms: m.map(|m| m.wall_ms),
         });
+        // A skipped run has no timings.
+        let Some(m) = m else { return };
 
         let t = &m.throughput;
         let throughput_row = |operation, count: u64, total_ns: u64, batches: u64| ThroughputRow {
