@@ -33,10 +33,8 @@
 //! ## Overdue timers
 //!
 //! A timer inserted with `deadline <= now` has no slot the cursor will reach in
-//! time, so it goes on a separate overdue list. The next [`TimerQueue::advance`]
-//! (even one that does not move the clock) drains that list first and sorts just
-//! the segment of the caller's buffer it appended: every timer still in the wheel
-//! is due after the old `now`, so the overdue batch comes first in deadline order.
+//! time, so it goes on the shared overdue list, [`Overdue`], which the next
+//! [`TimerQueue::advance`] drains first; see [`crate::overdue`].
 //!
 //! ## Fast-forward
 //!
@@ -74,10 +72,7 @@
 //!   equal deadlines keep insertion order;
 //! * so every wheel entry has `deadline > now`: the ticks up to `now` have been
 //!   visited, or skipped only when no entry was due in them;
-//! * every entry is on exactly one list, so `len()` is the arena's length;
-//! * `overdue_min` is at most the smallest overdue deadline (a cancel may leave it
-//!   lower, which keeps it a valid lower bound), and `Tick::MAX` when the overdue
-//!   list is empty.
+//! * every entry is on exactly one list, so `len()` is the arena's length.
 //!
 //! # Counters
 //!
@@ -100,6 +95,7 @@
 
 use crate::arena::{Arena, Handle};
 use crate::list::{Linked, Links, List, NIL};
+use crate::overdue::Overdue;
 use crate::{Algorithm, Counters, Expired, Tick, TimerQueue, check_deadline};
 
 /// The default number of slots: 512, Netty's `HashedWheelTimer` default. At one
@@ -138,12 +134,8 @@ pub struct HashedWheel<P> {
     slots: Box<[List]>,
     /// `slots.len() - 1`: the slot of a deadline is `deadline & mask`.
     mask: u64,
-    /// Timers inserted with `deadline <= now`, in insertion order; drained by the
-    /// next advance.
-    overdue: List,
-    /// A lower bound on the overdue deadlines, or `Tick::MAX` when the overdue list
-    /// is empty.
-    overdue_min: Tick,
+    /// Timers inserted with `deadline <= now`, drained by the next advance.
+    overdue: Overdue,
     /// The current time, which is also the last tick the cursor reached: the
     /// cursor's slot is `now & mask`.
     now: Tick,
@@ -189,8 +181,7 @@ impl<P> HashedWheel<P> {
             nodes: Arena::new(),
             slots: vec![List::EMPTY; count].into_boxed_slice(),
             mask: count as u64 - 1,
-            overdue: List::EMPTY,
-            overdue_min: Tick::MAX,
+            overdue: Overdue::EMPTY,
             now: 0,
             counters: Counters::default(),
         }
@@ -238,25 +229,6 @@ impl<P> HashedWheel<P> {
             "slot {} out of order after inserting deadline {deadline}",
             slot_index(deadline, self.mask)
         );
-    }
-
-    /// Moves every overdue timer to `out`, sorted by deadline among themselves.
-    fn drain_overdue(&mut self, out: &mut Vec<Expired<P>>) {
-        if self.overdue.is_empty() {
-            return;
-        }
-        let start = out.len();
-        while let Some(index) = self.overdue.pop_front(&mut self.nodes) {
-            let node = self.nodes.remove_at(index);
-            out.push(Expired {
-                payload: node.payload,
-                deadline: node.deadline,
-            });
-        }
-        // Only the appended segment: the caller's earlier entries are theirs. An
-        // unstable sort does not allocate, and the contract allows ties in any order.
-        out[start..].sort_unstable_by_key(|expired| expired.deadline);
-        self.overdue_min = Tick::MAX;
     }
 
     /// Visits the slot of tick `tick`, which the cursor has just reached, and
@@ -332,8 +304,7 @@ impl<P> TimerQueue<P> for HashedWheel<P> {
             links: Links::UNLINKED,
         });
         if deadline <= self.now {
-            self.overdue.push_back(&mut self.nodes, handle.index());
-            self.overdue_min = self.overdue_min.min(deadline);
+            self.overdue.push(&mut self.nodes, handle.index(), deadline);
         } else {
             self.link_into_slot(handle.index(), deadline);
         }
@@ -342,14 +313,12 @@ impl<P> TimerQueue<P> for HashedWheel<P> {
 
     fn cancel(&mut self, handle: Handle) -> Option<P> {
         let deadline = self.nodes.get(handle)?.deadline;
-        // By the invariants the deadline says which list holds the entry. A stale
-        // `overdue_min` is left as it is: it stays a lower bound.
-        let list = if deadline <= self.now {
-            &mut self.overdue
+        // By the invariants the deadline says which list holds the entry.
+        if deadline <= self.now {
+            self.overdue.unlink(&mut self.nodes, handle.index());
         } else {
-            &mut self.slots[slot_index(deadline, self.mask)]
-        };
-        list.unlink(&mut self.nodes, handle.index());
+            self.slots[slot_index(deadline, self.mask)].unlink(&mut self.nodes, handle.index());
+        }
         Some(self.nodes.remove_at(handle.index()).payload)
     }
 
@@ -358,7 +327,11 @@ impl<P> TimerQueue<P> for HashedWheel<P> {
         if now < self.now {
             return;
         }
-        self.drain_overdue(out);
+        self.overdue
+            .drain_sorted(&mut self.nodes, out, |node| Expired {
+                payload: node.payload,
+                deadline: node.deadline,
+            });
         let revolution = self.revolution();
         // Ticks still to go before the next fast-forward scan is allowed.
         let mut ticks_before_scan = 0;
@@ -392,8 +365,8 @@ impl<P> TimerQueue<P> for HashedWheel<P> {
     fn next_expiry(&self) -> Option<Tick> {
         if self.nodes.is_empty() {
             None
-        } else if !self.overdue.is_empty() {
-            Some(self.overdue_min)
+        } else if let Some(bound) = self.overdue.bound() {
+            Some(bound)
         } else {
             // The wheel must be ticked: every wheel entry is due after now. Here
             // now < MAX_DEADLINE, since a wheel entry is due after it.
@@ -450,7 +423,7 @@ mod tests {
                 "overdue {deadline}, now {}",
                 wheel.now
             );
-            assert!(wheel.overdue_min <= deadline);
+            assert!(wheel.overdue.bound().is_some_and(|bound| bound <= deadline));
             linked += 1;
             at = List::next_of(&wheel.nodes, at);
         }

@@ -66,10 +66,8 @@
 //!
 //! Timers inserted with a deadline at or before `now` are *overdue*: Kafka hands
 //! them to its executor at once, but here they must wait for the next advance. They
-//! go on a separate list, which the next advance drains into `out` first; only that
-//! segment of `out` is sorted. It can go first because every timer left in the wheel
-//! after an advance has a deadline after that advance's `now`, and every overdue
-//! timer has a deadline at or before it.
+//! go on the shared overdue list, [`Overdue`], which the next advance drains into
+//! `out` first, sorted; see [`crate::overdue`] for why that batch may go first.
 //!
 //! # Cost
 //!
@@ -128,6 +126,7 @@ use std::collections::BinaryHeap;
 
 use crate::arena::{Arena, Handle};
 use crate::list::{Linked, Links, List};
+use crate::overdue::Overdue;
 use crate::{Algorithm, Counters, Expired, Tick, TimerQueue, check_deadline};
 
 /// Buckets per level by default: Kafka's `wheelSize` default of 20.
@@ -219,11 +218,9 @@ pub struct HierarchicalWheel<P> {
     /// expiration is set, smallest first. Ties pop the lower bucket id, and so the
     /// finer level, first.
     heap: BinaryHeap<Reverse<(Tick, u32)>>,
-    /// Timers inserted with a deadline at or before `now`, in insertion order.
-    overdue: List,
-    /// The smallest deadline put on `overdue` since it was last drained, or
-    /// `Tick::MAX` when none was. Cancels do not raise it: it stays a lower bound.
-    overdue_min: Tick,
+    /// Timers inserted with a deadline at or before `now`; their `bucket` is
+    /// [`OVERDUE`].
+    overdue: Overdue,
     /// Buckets per level.
     wheel_size: u32,
     now: Tick,
@@ -284,8 +281,7 @@ impl<P> HierarchicalWheel<P> {
                 current_time: 0,
             }],
             heap: BinaryHeap::new(),
-            overdue: List::EMPTY,
-            overdue_min: Tick::MAX,
+            overdue: Overdue::EMPTY,
             wheel_size,
             now: 0,
             counters: Counters::default(),
@@ -427,22 +423,6 @@ impl<P> HierarchicalWheel<P> {
             }
         }
     }
-
-    /// Moves every overdue timer to `out`, sorted by deadline.
-    fn drain_overdue(&mut self, out: &mut Vec<Expired<P>>) {
-        let start = out.len();
-        while let Some(index) = self.overdue.pop_front(&mut self.nodes) {
-            let node = self.nodes.remove_at(index);
-            out.push(Expired {
-                payload: node.payload,
-                deadline: node.deadline,
-            });
-        }
-        // Unstable: the stable sort allocates a buffer, and ties may come in
-        // any order.
-        out[start..].sort_unstable_by_key(|expired| expired.deadline);
-        self.overdue_min = Tick::MAX;
-    }
 }
 
 impl<P> Algorithm for HierarchicalWheel<P> {
@@ -470,8 +450,7 @@ impl<P> TimerQueue<P> for HierarchicalWheel<P> {
         });
         let index = handle.index();
         if deadline <= self.now {
-            self.overdue.push_back(&mut self.nodes, index);
-            self.overdue_min = self.overdue_min.min(deadline);
+            self.overdue.push(&mut self.nodes, index, deadline);
         } else {
             // The wheel time is at most `now`, so the deadline is after it and
             // `place` always finds a bucket.
@@ -501,7 +480,11 @@ impl<P> TimerQueue<P> for HierarchicalWheel<P> {
         if now < self.now {
             return;
         }
-        self.drain_overdue(out);
+        self.overdue
+            .drain_sorted(&mut self.nodes, out, |node| Expired {
+                payload: node.payload,
+                deadline: node.deadline,
+            });
         while let Some(&Reverse((expiration, id))) = self.heap.peek() {
             if expiration > now {
                 break;
@@ -533,7 +516,7 @@ impl<P> TimerQueue<P> for HierarchicalWheel<P> {
         }
         // A bucket's expiration is at most every deadline in it.
         let wheel_min = self.heap.peek().map_or(Tick::MAX, |&Reverse((e, _))| e);
-        let bound = wheel_min.min(self.overdue_min);
+        let bound = wheel_min.min(self.overdue.bound().unwrap_or(Tick::MAX));
         debug_assert_ne!(
             bound,
             Tick::MAX,

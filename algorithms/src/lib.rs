@@ -59,6 +59,7 @@ pub mod binary_heap;
 pub mod hashed_wheel;
 pub mod hierarchical_wheel;
 pub mod list;
+pub mod overdue;
 pub mod reference;
 pub mod registry;
 pub mod rounds_wheel;

@@ -33,11 +33,9 @@
 //!   cancelled timeouts to the worker thread through MPSC queues, drained at the
 //!   start of each tick; this project is single-threaded, so there is nothing to
 //!   hand over. This is the one deviation in the scheme itself.
-//! * A timer whose deadline is at or before the current time goes on a separate
-//!   **overdue list**, not into the current bucket as in Netty. The contract wants
-//!   it fired by the next advance even if the clock does not move, and in deadline
-//!   order before anything the wheel fires; the overdue list is drained and sorted
-//!   at the start of each advance.
+//! * A timer whose deadline is at or before the current time goes on the shared
+//!   overdue list, [`Overdue`], not into the current bucket as in Netty; see
+//!   [`crate::overdue`] for why.
 //! * Two fast-forwards that Netty does not have, because its worker is driven by a
 //!   real clock one tick at a time. Neither is triggered by a driver that advances
 //!   one tick at a time, which is how the harness drives this wheel while it holds
@@ -96,6 +94,7 @@
 
 use crate::arena::{Arena, Handle};
 use crate::list::{Linked, Links, List, NIL};
+use crate::overdue::Overdue;
 use crate::{Algorithm, Counters, Expired, Tick, TimerQueue, check_deadline};
 
 /// Netty's default `ticksPerWheel`.
@@ -146,12 +145,8 @@ pub struct RoundsWheel<P> {
     mask: u64,
     /// `log2(slots.len())`: dividing a tick distance by the slot count is a shift.
     shift: u32,
-    /// Timers inserted with `deadline <= now`, in insertion order.
-    overdue: List,
-    /// A lower bound on the overdue list's deadlines: their running minimum since
-    /// the list was last drained (a cancel may leave it lower than it needs to be).
-    /// `Tick::MAX` when the list was just drained; only read while it is non-empty.
-    overdue_min: Tick,
+    /// Timers inserted with `deadline <= now`; their `slot` is [`OVERDUE`].
+    overdue: Overdue,
     /// The current time, and the wheel's cursor: every tick up to it has been
     /// visited (or skipped by a fast-forward).
     now: Tick,
@@ -211,8 +206,7 @@ impl<P> RoundsWheel<P> {
             slots: vec![List::EMPTY; slots].into_boxed_slice(),
             mask: slots as u64 - 1,
             shift: slots.trailing_zeros(),
-            overdue: List::EMPTY,
-            overdue_min: Tick::MAX,
+            overdue: Overdue::EMPTY,
             now: 0,
             counters: Counters::default(),
         }
@@ -221,22 +215,6 @@ impl<P> RoundsWheel<P> {
     /// The number of slots, a power of two.
     pub fn slots(&self) -> usize {
         self.slots.len()
-    }
-
-    /// Moves every overdue timer to `out`, sorted by deadline among themselves.
-    /// Every timer on the wheel is due after the current time, so these come first.
-    fn fire_overdue(&mut self, out: &mut Vec<Expired<P>>) {
-        let first = out.len();
-        while let Some(index) = self.overdue.pop_front(&mut self.entries) {
-            let entry = self.entries.remove_at(index);
-            out.push(Expired {
-                payload: entry.payload,
-                deadline: entry.deadline,
-            });
-        }
-        // Only the appended segment is sorted; the unstable sort does not allocate.
-        out[first..].sort_unstable_by_key(|expired| expired.deadline);
-        self.overdue_min = Tick::MAX;
     }
 
     /// Moves the cursor to `now`, visiting every tick on the way, except for the
@@ -364,8 +342,8 @@ impl<P> TimerQueue<P> for RoundsWheel<P> {
             remaining_rounds,
         });
         if overdue {
-            self.overdue.push_back(&mut self.entries, handle.index());
-            self.overdue_min = self.overdue_min.min(deadline);
+            self.overdue
+                .push(&mut self.entries, handle.index(), deadline);
         } else {
             self.slots[slot as usize].push_back(&mut self.entries, handle.index());
         }
@@ -374,12 +352,11 @@ impl<P> TimerQueue<P> for RoundsWheel<P> {
 
     fn cancel(&mut self, handle: Handle) -> Option<P> {
         let slot = self.entries.get(handle)?.slot;
-        let list = if slot == OVERDUE {
-            &mut self.overdue
+        if slot == OVERDUE {
+            self.overdue.unlink(&mut self.entries, handle.index());
         } else {
-            &mut self.slots[slot as usize]
-        };
-        list.unlink(&mut self.entries, handle.index());
+            self.slots[slot as usize].unlink(&mut self.entries, handle.index());
+        }
         Some(self.entries.remove_at(handle.index()).payload)
     }
 
@@ -388,7 +365,13 @@ impl<P> TimerQueue<P> for RoundsWheel<P> {
         if now < self.now {
             return;
         }
-        self.fire_overdue(out);
+        // Every timer on the wheel is due after the current time, so the overdue
+        // ones come first.
+        self.overdue
+            .drain_sorted(&mut self.entries, out, |entry| Expired {
+                payload: entry.payload,
+                deadline: entry.deadline,
+            });
         self.turn_to(now, out);
         debug_assert_eq!(self.now, now, "the cursor stopped short of now");
     }
@@ -396,8 +379,8 @@ impl<P> TimerQueue<P> for RoundsWheel<P> {
     fn next_expiry(&self) -> Option<Tick> {
         if self.entries.is_empty() {
             None
-        } else if !self.overdue.is_empty() {
-            Some(self.overdue_min)
+        } else if let Some(bound) = self.overdue.bound() {
+            Some(bound)
         } else {
             // Every wheel entry is due after now, and the wheel must be ticked to
             // find out which. `now < MAX_DEADLINE` here, as a wheel entry's
