@@ -38,8 +38,6 @@ pub struct Prepared {
     pub inserted_at: Vec<Tick>,
     /// The reference model's checksum under the run's driver.
     pub checksum: Checksum,
-    /// Timers the reference fired.
-    pub fired: u64,
     /// The reference's largest pending population.
     pub max_pending: usize,
 }
@@ -65,12 +63,11 @@ impl Prepared {
             &mut buffers,
             &mut verify,
         );
-        let (checksum, fired, max_pending) = (verify.checksum, verify.fired, verify.max_pending);
+        let (checksum, max_pending) = (verify.checksum, verify.max_pending);
         Self {
             tape,
             inserted_at,
             checksum,
-            fired,
             max_pending,
         }
     }
