@@ -1,6 +1,7 @@
 //! The `timerbench` binary as a user meets it: listing, small runs, determinism,
 //! and every kind of bad input (a clear message, exit code 2, no result files).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -16,6 +17,13 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch directory");
     dir
+}
+
+/// Writes a file (a spec, a trace) into `dir` and returns its path.
+fn write_input(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write input file");
+    path
 }
 
 fn timerbench(args: &[&str]) -> Output {
@@ -109,8 +117,11 @@ fn unknown_workload_is_rejected_with_the_valid_names() {
 #[test]
 fn invalid_spec_names_the_file() {
     let dir = scratch("invalid-spec");
-    let spec = dir.join("broken.toml");
-    std::fs::write(&spec, "name = \"broken\"\nduration = \"soon\"\n").unwrap();
+    let spec = write_input(
+        &dir,
+        "broken.toml",
+        "name = \"broken\"\nduration = \"soon\"\n",
+    );
     let out_dir = dir.join("out");
     let out = timerbench(&[
         "run",
@@ -139,12 +150,11 @@ fn unreadable_spec_names_the_file() {
 #[test]
 fn malformed_trace_names_file_and_line() {
     let dir = scratch("bad-trace");
-    let trace = dir.join("bad.csv");
-    std::fs::write(
-        &trace,
+    let trace = write_input(
+        &dir,
+        "bad.csv",
         "at,op,timer,deadline\n0,insert,1,100\n5,explode,1,\n",
-    )
-    .unwrap();
+    );
     let out_dir = dir.join("out");
     let out = timerbench(&[
         "run",
@@ -160,8 +170,7 @@ fn malformed_trace_names_file_and_line() {
 #[test]
 fn unwritable_output_directory_is_rejected() {
     let dir = scratch("unwritable");
-    let file = dir.join("a-file");
-    std::fs::write(&file, "").unwrap();
+    let file = write_input(&dir, "a-file", "");
     // A directory cannot be created below a regular file, even by root.
     let out_dir = file.join("out");
     let out = timerbench(&[
@@ -176,9 +185,9 @@ fn unwritable_output_directory_is_rejected() {
     assert_input_error(&out, &["output directory", "a-file"]);
 }
 
-/// Reads `runs.csv` into rows of (column, value) for the columns that must be
-/// deterministic.
-fn deterministic_columns(dir: &Path) -> Vec<Vec<(String, String)>> {
+/// Reads `runs.csv` into rows of column name to value, for the columns that
+/// must be deterministic.
+fn deterministic_columns(dir: &Path) -> Vec<BTreeMap<String, String>> {
     const COLUMNS: [&str; 17] = [
         "algorithm",
         "workload",
@@ -247,8 +256,8 @@ fn same_seed_gives_identical_counters_and_checksums() {
     for workload in ["timeouts", "sparse"] {
         let checksums: Vec<&String> = rows
             .iter()
-            .filter(|row| row[1].1 == workload && row[2].1 == "ok")
-            .map(|row| &row[16].1)
+            .filter(|row| row["workload"] == workload && row["status"] == "ok")
+            .map(|row| &row["checksum"])
             .collect();
         assert!(
             checksums.windows(2).all(|w| w[0] == w[1]),
@@ -260,12 +269,11 @@ fn same_seed_gives_identical_counters_and_checksums() {
 #[test]
 fn tick_driver_and_trace_replay_work() {
     let dir = scratch("trace");
-    let trace = dir.join("mini.csv");
-    std::fs::write(
-        &trace,
+    let trace = write_input(
+        &dir,
+        "mini.csv",
         "at,op,timer,deadline\n0,insert,1,100\n0,insert,2,50\n10,cancel,1,\n20,insert,3,20\n200,advance,,\n",
-    )
-    .unwrap();
+    );
     let out_dir = dir.join("out");
     let out = timerbench(&[
         "run",
@@ -279,7 +287,7 @@ fn tick_driver_and_trace_replay_work() {
     assert!(out.status.success(), "{}", stderr(&out));
     let rows = deterministic_columns(&out_dir);
     assert!(
-        rows.iter().all(|row| row[5].1 == "2"),
+        rows.iter().all(|row| row["fired"] == "2"),
         "two timers fire: {rows:?}"
     );
 }
