@@ -37,7 +37,7 @@
 //! None.
 
 use crate::arena::{Arena, Handle};
-use crate::{Algorithm, Counters, Expired, Tick, TimerQueue, check_deadline};
+use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
 /// One heap position: the key, and which arena entry it belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -157,6 +157,7 @@ impl<P> IndexedBinaryHeap<P> {
 
 impl<P> Algorithm for IndexedBinaryHeap<P> {
     const NAME: &'static str = "binary-heap";
+    const FAMILY: Family = Family::Seed;
     const SUMMARY: &'static str =
         "V&L scheme 3: binary min-heap with a position index, so cancel is a real O(log n) removal";
 

@@ -96,7 +96,7 @@
 use crate::arena::{Arena, Handle};
 use crate::list::{Linked, Links, List, NIL};
 use crate::overdue::Overdue;
-use crate::{Algorithm, Counters, Expired, Tick, TimerQueue, check_deadline};
+use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
 /// The default number of slots: 512, Netty's `HashedWheelTimer` default. At one
 /// tick per millisecond a revolution is about half a second.
@@ -280,6 +280,7 @@ impl<P> HashedWheel<P> {
 
 impl<P> Algorithm for HashedWheel<P> {
     const NAME: &'static str = "hashed-wheel";
+    const FAMILY: Family = Family::Seed;
     const SUMMARY: &'static str = "V&L scheme 5: hashed wheel ticked every tick, each slot an intrusive list sorted by deadline";
     /// Random deadlines make an insert walk about half a slot, n / 1024 entries
     /// at the default 512 slots: at 10^6 pending that is ~90 us per insert, and

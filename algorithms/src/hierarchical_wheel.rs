@@ -127,7 +127,7 @@ use std::collections::BinaryHeap;
 use crate::arena::{Arena, Handle};
 use crate::list::{Linked, Links, List};
 use crate::overdue::Overdue;
-use crate::{Algorithm, Counters, Expired, Tick, TimerQueue, check_deadline};
+use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
 /// Buckets per level by default: Kafka's `wheelSize` default of 20.
 pub const DEFAULT_WHEEL_SIZE: usize = 20;
@@ -427,6 +427,7 @@ impl<P> HierarchicalWheel<P> {
 
 impl<P> Algorithm for HierarchicalWheel<P> {
     const NAME: &'static str = "hierarchical-wheel";
+    const FAMILY: Family = Family::Seed;
     const SUMMARY: &'static str = "V&L scheme 7 as in Kafka: levels of 20 buckets created on demand, \
          buckets (not timers) in a DelayQueue heap, clock jumps from bucket to bucket";
 

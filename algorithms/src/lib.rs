@@ -125,6 +125,42 @@ impl Counters {
     }
 }
 
+/// Which group of designs an algorithm belongs to. Reports group and colour
+/// algorithms by family, so that a reader compares like with like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    /// The classic schemes of Varghese and Lauck that the project started from:
+    /// sorted list, binary heap, and the hashed, rounds and hierarchical wheels.
+    Seed,
+    /// Designs that came after them in production systems (tokio, Linux, Go) or
+    /// in discrete-event simulation (calendar queue).
+    Modern,
+    /// What a Rust user writes with the standard library and no timer crate.
+    Baseline,
+    /// An adapter around a published timer crate.
+    Crate,
+}
+
+impl Family {
+    /// Every family, in report order.
+    pub const ALL: [Family; 4] = [
+        Family::Seed,
+        Family::Modern,
+        Family::Baseline,
+        Family::Crate,
+    ];
+
+    /// The lowercase name used in results and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Seed => "seed",
+            Family::Modern => "modern",
+            Family::Baseline => "baseline",
+            Family::Crate => "crate",
+        }
+    }
+}
+
 /// Static facts about an algorithm, and how to build it with its defaults.
 ///
 /// Kept apart from [`TimerQueue`] so that the operations trait stays about
@@ -134,6 +170,8 @@ pub trait Algorithm: Sized {
     const NAME: &'static str;
     /// A one-line description of the design and where it comes from.
     const SUMMARY: &'static str;
+    /// The group of designs it belongs to, for grouping in reports.
+    const FAMILY: Family;
     /// The largest pending population at which a benchmark should run this
     /// algorithm; a workload that keeps more timers pending skips it (and says so
     /// in the results). Only an algorithm with a super-logarithmic operation, such

@@ -6,7 +6,7 @@
 //! call per operation. Registering an algorithm is one line in [`for_each`]; the
 //! conformance suite, and every tool built on this module, pick it up from there.
 
-use crate::{Algorithm, TimerQueue};
+use crate::{Algorithm, Family, TimerQueue};
 
 /// The payload type used by everything that walks the registry.
 pub type Payload = u64;
@@ -35,6 +35,8 @@ pub struct AlgorithmInfo {
     pub name: &'static str,
     /// [`Algorithm::SUMMARY`].
     pub summary: &'static str,
+    /// [`Algorithm::FAMILY`].
+    pub family: Family,
     /// [`Algorithm::params`] of the default configuration.
     pub params: String,
 }
@@ -47,6 +49,7 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
             self.0.push(AlgorithmInfo {
                 name: Q::NAME,
                 summary: Q::SUMMARY,
+                family: Q::FAMILY,
                 params: Q::with_defaults().params(),
             });
         }

@@ -95,7 +95,7 @@
 use crate::arena::{Arena, Handle};
 use crate::list::{Linked, Links, List, NIL};
 use crate::overdue::Overdue;
-use crate::{Algorithm, Counters, Expired, Tick, TimerQueue, check_deadline};
+use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
 /// Netty's default `ticksPerWheel`.
 pub const DEFAULT_SLOTS: usize = 512;
@@ -309,6 +309,7 @@ impl<P> RoundsWheel<P> {
 
 impl<P> Algorithm for RoundsWheel<P> {
     const NAME: &'static str = "rounds-wheel";
+    const FAMILY: Family = Family::Seed;
     const SUMMARY: &'static str = "V&L scheme 6 (Netty HashedWheelTimer): one hashed wheel of \
          unsorted slots, ticked every tick, entries counting down remaining rounds";
 

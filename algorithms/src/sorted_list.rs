@@ -41,7 +41,7 @@
 
 use crate::arena::{Arena, Handle};
 use crate::list::{Linked, Links, List, NIL};
-use crate::{Algorithm, Counters, Expired, Tick, TimerQueue, check_deadline};
+use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
 /// One pending timer.
 #[derive(Debug)]
@@ -135,6 +135,7 @@ fn walk_from_tail(head: Tick, tail: Tick, deadline: Tick) -> bool {
 
 impl<P> Algorithm for SortedList<P> {
     const NAME: &'static str = "sorted-list";
+    const FAMILY: Family = Family::Seed;
     const SUMMARY: &'static str =
         "V&L scheme 2: one doubly-linked list sorted by deadline, walked from the nearer end";
     /// At 20,000 pending timers with random deadlines an insert walks about 5,000

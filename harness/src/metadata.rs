@@ -24,11 +24,14 @@ pub struct Settings {
     pub driver: String,
 }
 
-/// An algorithm as run: name and parameters.
+/// An algorithm as run: name, family (for grouping in reports), parameters and
+/// one-line summary.
 #[derive(Debug, Serialize)]
 pub struct AlgorithmEntry {
     name: String,
+    family: &'static str,
     params: String,
+    summary: &'static str,
 }
 
 /// The contents of `metadata.json`.
@@ -73,7 +76,9 @@ impl Metadata {
                 .filter(|info| selection.algorithms.iter().any(|n| n == info.name))
                 .map(|info| AlgorithmEntry {
                     name: info.name.to_owned(),
+                    family: info.family.as_str(),
                     params: info.params,
+                    summary: info.summary,
                 })
                 .collect(),
             workloads: selection
