@@ -352,6 +352,7 @@ mod tests {
     impl Algorithm for LosesATimer {
         const NAME: &'static str = "loses-a-timer";
         const SUMMARY: &'static str = "a broken queue, for the mismatch test";
+        const FAMILY: algorithms::Family = algorithms::Family::Seed;
         fn with_defaults() -> Self {
             Self(IndexedBinaryHeap::new())
         }
