@@ -3,14 +3,17 @@
 //! # Idea
 //!
 //! A binary min-heap of `(deadline, slot)` keys in a flat vector, plus a position
-//! index in every timer's arena entry, so that cancel removes the timer at once
-//! (swap with the last key, sift up or down) instead of leaving a tombstone. This
-//! is the heap of libuv and libevent's `min_heap`, and what the Varghese & Lauck
-//! paper calls a tree-based scheme.
+//! index per timer, so that cancel removes the timer at once (swap with the last
+//! key, sift up or down) instead of leaving a tombstone. This is the heap of libuv
+//! and libevent's `min_heap`, and what the Varghese & Lauck paper calls a
+//! tree-based scheme.
 //!
-//! The keys live in the heap vector itself, not behind the arena index, so the
-//! comparisons of a sift touch one contiguous array; only the position updates
-//! reach into the arena.
+//! Layout, chosen for the sifts: the keys live in the heap vector itself, not
+//! behind the arena index, so the comparisons touch one contiguous array; the
+//! position index is a second dense vector of `u32` (4 bytes per timer, apart from
+//! the payloads), because every level a key moves costs one write there. Removing
+//! the root (every fired timer) uses Floyd's bottom-up refill, as `std`'s
+//! `BinaryHeap::pop` does: one comparison per level instead of two.
 //!
 //! # Cost
 //!
@@ -26,7 +29,8 @@
 //! For every position `i > 0`, `key(parent(i)) <= key(i)`, where a key is
 //! `(deadline, arena index)`: ties between equal deadlines are broken by the
 //! arena index, so the order is a deterministic function of the operation
-//! sequence. For every entry `e` in the arena, `heap[e.position].index == e`.
+//! sequence. For every pending timer with arena index `e`,
+//! `heap[positions[e]].index == e`.
 //!
 //! # Counters
 //!
@@ -46,18 +50,16 @@ struct Key {
     index: u32,
 }
 
-/// One pending timer: its payload and where its key sits in the heap.
-#[derive(Debug)]
-struct Node<P> {
-    payload: P,
-    position: u32,
-}
-
 /// A min-heap with a position index per timer. See the module documentation.
 #[derive(Debug)]
 pub struct IndexedBinaryHeap<P> {
     heap: Vec<Key>,
-    nodes: Arena<Node<P>>,
+    /// The payloads; the arena issues the handles and their generations.
+    payloads: Arena<P>,
+    /// `positions[i]` is where the key of arena entry `i` sits in `heap`. Kept
+    /// apart from the payloads so that the one write every sift level makes lands
+    /// in a dense array of 4-byte cells, not in scattered arena entries.
+    positions: Vec<u32>,
     now: Tick,
 }
 
@@ -84,22 +86,23 @@ impl<P> IndexedBinaryHeap<P> {
     pub fn new() -> Self {
         Self {
             heap: Vec::new(),
-            nodes: Arena::new(),
+            payloads: Arena::new(),
+            positions: Vec::new(),
             now: 0,
         }
     }
 
-    /// Writes `key` at heap position `i` and records the position in its entry.
+    /// Writes `key` at heap position `i` and records the position for its entry.
     #[inline]
     fn place(&mut self, i: usize, key: Key) {
         self.heap[i] = key;
-        // Positions are below the arena's length, which fits u32.
-        self.nodes.at_mut(key.index).position = i as u32;
+        // Positions are below the heap's length, which is below u32::MAX.
+        self.positions[key.index as usize] = i as u32;
     }
 
-    /// Moves the key at position `i` up until its parent is not larger.
-    fn sift_up(&mut self, mut i: usize) {
-        let key = self.heap[i];
+    /// Moves `key` up from the hole at position `i` until its parent is not
+    /// larger, and places it.
+    fn sift_up(&mut self, mut i: usize, key: Key) {
         while i > 0 {
             let p = parent(i);
             let parent_key = self.heap[p];
@@ -112,9 +115,9 @@ impl<P> IndexedBinaryHeap<P> {
         self.place(i, key);
     }
 
-    /// Moves the key at position `i` down until no child is smaller.
-    fn sift_down(&mut self, mut i: usize) {
-        let key = self.heap[i];
+    /// Moves `key` down from the hole at position `i` until no child is smaller,
+    /// and places it.
+    fn sift_down(&mut self, mut i: usize, key: Key) {
         let len = self.heap.len();
         loop {
             let left = left_child(i);
@@ -137,21 +140,48 @@ impl<P> IndexedBinaryHeap<P> {
         self.place(i, key);
     }
 
+    /// Fills the hole at the root with `key` the way `std`'s `BinaryHeap::pop`
+    /// does (Floyd's bottom-up variant): move the hole down to a leaf, always
+    /// promoting the smaller child, then sift `key` up from there. The key that
+    /// replaces a root came from the bottom of the heap and almost always belongs
+    /// near the bottom again, so this needs one comparison per level instead of
+    /// two, and the sift up back is usually zero or one level.
+    fn refill_root(&mut self, key: Key) {
+        let len = self.heap.len();
+        let mut i = 0;
+        loop {
+            let left = left_child(i);
+            if left >= len {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < len && self.heap[right] < self.heap[left] {
+                right
+            } else {
+                left
+            };
+            self.place(i, self.heap[child]);
+            i = child;
+        }
+        self.sift_up(i, key);
+    }
+
     /// Removes the key at position `i` and its arena entry.
     fn remove_position(&mut self, i: usize) -> (Key, P) {
         let key = self.heap[i];
         let last = self.heap.pop().expect("position is in the heap");
         if i < self.heap.len() {
-            // Put the last key in the hole; it may belong above or below it.
-            self.heap[i] = last;
-            if i > 0 && self.heap[parent(i)] > last {
-                self.sift_up(i);
+            // The last key fills the hole; it may belong above or below it.
+            if i == 0 {
+                self.refill_root(last);
+            } else if self.heap[parent(i)] > last {
+                self.sift_up(i, last);
             } else {
-                self.sift_down(i);
+                self.sift_down(i, last);
             }
         }
-        let node = self.nodes.remove_at(key.index);
-        (key, node.payload)
+        let payload = self.payloads.remove_at(key.index);
+        (key, payload)
     }
 }
 
@@ -173,22 +203,28 @@ impl<P> Algorithm for IndexedBinaryHeap<P> {
 impl<P> TimerQueue<P> for IndexedBinaryHeap<P> {
     fn insert(&mut self, deadline: Tick, payload: P) -> Handle {
         check_deadline(deadline);
-        let handle = self.nodes.insert(Node {
-            payload,
-            // Set by `sift_up`, which places every key it moves.
-            position: 0,
-        });
-        let position = self.heap.len();
-        self.heap.push(Key {
+        let handle = self.payloads.insert(payload);
+        let index = handle.index() as usize;
+        if index >= self.positions.len() {
+            // The arena grew to a new peak: so does the position index (set by
+            // `sift_up`, which places every key it moves).
+            self.positions.resize(index + 1, 0);
+        }
+        let key = Key {
             deadline,
             index: handle.index(),
-        });
-        self.sift_up(position);
+        };
+        let position = self.heap.len();
+        self.heap.push(key);
+        self.sift_up(position, key);
         handle
     }
 
     fn cancel(&mut self, handle: Handle) -> Option<P> {
-        let position = self.nodes.get(handle)?.position as usize;
+        if !self.payloads.contains(handle) {
+            return None;
+        }
+        let position = self.positions[handle.index() as usize] as usize;
         Some(self.remove_position(position).1)
     }
 
@@ -242,9 +278,9 @@ mod tests {
             );
         }
         for (i, key) in heap.heap.iter().enumerate() {
-            assert_eq!(heap.nodes.at(key.index).position as usize, i);
+            assert_eq!(heap.positions[key.index as usize] as usize, i);
         }
-        assert_eq!(heap.nodes.len(), heap.heap.len());
+        assert_eq!(heap.payloads.len(), heap.heap.len());
     }
 
     #[test]
