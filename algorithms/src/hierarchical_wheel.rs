@@ -280,7 +280,11 @@ impl<P> HierarchicalWheel<P> {
                 interval: level_interval(LEVEL_0_TICK, wheel_size),
                 current_time: 0,
             }],
-            heap: BinaryHeap::new(),
+            // A bucket is in the DelayQueue at most once (it is offered again
+            // only after it was taken and flushed), so one heap place per bucket
+            // is all it ever needs: reserving it with the buckets keeps the heap
+            // from growing, and allocating, in the middle of a run.
+            heap: BinaryHeap::with_capacity(wheel_size as usize),
             overdue: Overdue::EMPTY,
             wheel_size,
             now: 0,
@@ -315,6 +319,7 @@ impl<P> HierarchicalWheel<P> {
         });
         let len = self.buckets.len() + self.wheel_size as usize;
         self.buckets.resize(len, Bucket::EMPTY);
+        self.heap.reserve(self.wheel_size as usize);
     }
 
     /// Kafka's `TimingWheel.add` for the unlinked entry `index`, walking up the
