@@ -21,6 +21,7 @@
 //! |---|---|
 //! | insert | O(log n) sift-up |
 //! | cancel | O(log n): remove at the stored position, then sift |
+//! | reschedule | O(log n): the key changes in place and sifts; the handle stays valid |
 //! | advance | O(log n) per fired timer |
 //! | next expiry | O(1), exact: the root's deadline |
 //!
@@ -228,6 +229,26 @@ impl<P> TimerQueue<P> for IndexedBinaryHeap<P> {
         Some(self.remove_position(position).1)
     }
 
+    /// In place: the key at the timer's position gets the new deadline and sifts
+    /// up or down from there; the handle stays valid.
+    fn reschedule(&mut self, handle: Handle, deadline: Tick) -> Option<Handle> {
+        check_deadline(deadline);
+        if !self.payloads.contains(handle) {
+            return None;
+        }
+        let position = self.positions[handle.index() as usize] as usize;
+        let key = Key {
+            deadline,
+            index: handle.index(),
+        };
+        if position > 0 && self.heap[parent(position)] > key {
+            self.sift_up(position, key);
+        } else {
+            self.sift_down(position, key);
+        }
+        Some(handle)
+    }
+
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
         check_deadline(now);
         if now < self.now {
@@ -289,6 +310,25 @@ mod tests {
             assert_eq!(parent(left_child(i)), i);
             assert_eq!(parent(left_child(i) + 1), i);
         }
+    }
+
+    #[test]
+    fn reschedule_sifts_in_place_and_keeps_the_handle() {
+        let mut heap = IndexedBinaryHeap::new();
+        let handles: Vec<Handle> = (0..100u64).map(|i| heap.insert(i * 10, i)).collect();
+        // Later, earlier, and to the past.
+        assert_eq!(heap.reschedule(handles[3], 5_000), Some(handles[3]));
+        assert_invariants(&heap);
+        assert_eq!(heap.reschedule(handles[90], 1), Some(handles[90]));
+        assert_invariants(&heap);
+        assert_eq!(heap.next_expiry(), Some(0));
+        let mut out = Vec::new();
+        heap.advance(1, &mut out);
+        assert_eq!(out.iter().map(|e| e.payload).collect::<Vec<_>>(), [0, 90]);
+        assert_eq!(heap.reschedule(handles[90], 7), None, "fired");
+        assert_eq!(heap.cancel(handles[3]), Some(3));
+        assert_eq!(heap.reschedule(handles[3], 7), None, "cancelled");
+        assert_invariants(&heap);
     }
 
     #[test]

@@ -13,6 +13,10 @@
 //!   [`MAX_DEADLINE`] (2^62), and returns a [`Handle`]. A deadline at or before
 //!   the queue's current time fires at the next [`TimerQueue::advance`], even one
 //!   that does not move the clock.
+//! * [`TimerQueue::reschedule`] moves a pending timer to a new deadline and
+//!   returns the handle to use from then on (the same one, or a new one that
+//!   leaves the old one stale); for a timer that is not pending it returns `None`
+//!   and changes nothing.
 //! * [`TimerQueue::cancel`] returns `Some(payload)` only for a pending timer. The
 //!   handle of a timer that has fired or was cancelled returns `None`, and never
 //!   cancels another timer that reused its storage: handles carry a generation.
@@ -203,6 +207,28 @@ pub trait TimerQueue<P> {
     /// Removes a pending timer and returns its payload; `None` if the timer has
     /// already fired or been cancelled.
     fn cancel(&mut self, handle: Handle) -> Option<P>;
+
+    /// Moves a pending timer to a new absolute `deadline`, keeping its payload, and
+    /// returns the handle to use from now on. The returned handle may be
+    /// `handle` itself (a scheme that moves the timer in place) or a new one, in
+    /// which case `handle` is stale, like the handle of a cancelled timer. If the
+    /// timer is not pending (it fired or was cancelled), nothing changes and the
+    /// result is `None`. A new deadline at or before [`TimerQueue::now`] fires at
+    /// the next advance, as for an insert.
+    ///
+    /// The default is a cancel followed by an insert; a scheme specialises it
+    /// where it can do better (a heap sifts the key in place, a wheel leaves a
+    /// timer whose new deadline maps to the same slot where it is). Idle timeouts
+    /// pushed back by every request are the common case.
+    ///
+    /// # Panics
+    ///
+    /// If `deadline > MAX_DEADLINE`.
+    fn reschedule(&mut self, handle: Handle, deadline: Tick) -> Option<Handle> {
+        check_deadline(deadline);
+        let payload = self.cancel(handle)?;
+        Some(self.insert(deadline, payload))
+    }
 
     /// Moves the clock to `now` and appends every timer with `deadline <= now` to
     /// `out`, in non-decreasing deadline order. An earlier `now` does nothing.

@@ -52,6 +52,13 @@ impl<P> ReferenceModel<P> {
         ModelHandle(sequence)
     }
 
+    /// Moves a pending timer to `deadline` under a new handle (the old one is
+    /// then stale); `None`, changing nothing, if it fired or was cancelled.
+    pub fn reschedule(&mut self, handle: ModelHandle, deadline: Tick) -> Option<ModelHandle> {
+        let payload = self.cancel(handle)?;
+        Some(self.insert(deadline, payload))
+    }
+
     /// Cancels a pending timer; `None` if it fired or was cancelled.
     pub fn cancel(&mut self, handle: ModelHandle) -> Option<P> {
         let deadline = self.deadlines.remove(&handle.0)?;

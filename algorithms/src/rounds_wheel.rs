@@ -60,6 +60,7 @@
 //! |---|---|
 //! | insert | O(1): a push onto the slot's (or the overdue) list |
 //! | cancel | O(1): an unlink through the handle's index |
+//! | reschedule | O(1), handle kept: new rounds only if the new deadline maps to the same slot, else an unlink and a push |
 //! | advance | one visit per tick, each walking its whole slot: O(n / slots) on average; plus O(m log m) to sort m overdue timers |
 //! | next expiry | O(1): a lower bound, `now + 1` unless an overdue timer is pending |
 //!
@@ -217,6 +218,35 @@ impl<P> RoundsWheel<P> {
         self.slots.len()
     }
 
+    /// Links the unlinked entry `index` by its deadline: onto the overdue list if
+    /// it is due already, else at the back of its slot with its rounds set.
+    fn link(&mut self, index: u32) {
+        let deadline = self.entries.at(index).deadline;
+        if deadline <= self.now {
+            let entry = self.entries.at_mut(index);
+            entry.slot = OVERDUE;
+            entry.remaining_rounds = 0;
+            self.overdue.push(&mut self.entries, index, deadline);
+        } else {
+            let slot = slot_of(deadline, self.mask);
+            let entry = self.entries.at_mut(index);
+            entry.slot = slot;
+            // `now < deadline <= MAX_DEADLINE`, so `now + 1` cannot overflow.
+            entry.remaining_rounds = rounds_for(deadline, self.now + 1, self.shift);
+            self.slots[slot as usize].push_back(&mut self.entries, index);
+        }
+    }
+
+    /// Unlinks the pending entry `index` from its slot or the overdue list.
+    fn unlink(&mut self, index: u32) {
+        let slot = self.entries.at(index).slot;
+        if slot == OVERDUE {
+            self.overdue.unlink(&mut self.entries, index);
+        } else {
+            self.slots[slot as usize].unlink(&mut self.entries, index);
+        }
+    }
+
     /// Moves the cursor to `now`, visiting every tick on the way, except for the
     /// two fast-forwards of the module documentation.
     fn turn_to(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
@@ -325,40 +355,40 @@ impl<P> Algorithm for RoundsWheel<P> {
 impl<P> TimerQueue<P> for RoundsWheel<P> {
     fn insert(&mut self, deadline: Tick, payload: P) -> Handle {
         check_deadline(deadline);
-        let overdue = deadline <= self.now;
-        let (slot, remaining_rounds) = if overdue {
-            (OVERDUE, 0)
-        } else {
-            // `now < deadline <= MAX_DEADLINE`, so `now + 1` cannot overflow.
-            (
-                slot_of(deadline, self.mask),
-                rounds_for(deadline, self.now + 1, self.shift),
-            )
-        };
         let handle = self.entries.insert(Entry {
             deadline,
             payload,
             links: Links::UNLINKED,
-            slot,
-            remaining_rounds,
+            slot: OVERDUE,
+            remaining_rounds: 0,
         });
-        if overdue {
-            self.overdue
-                .push(&mut self.entries, handle.index(), deadline);
-        } else {
-            self.slots[slot as usize].push_back(&mut self.entries, handle.index());
-        }
+        self.link(handle.index());
         handle
     }
 
     fn cancel(&mut self, handle: Handle) -> Option<P> {
-        let slot = self.entries.get(handle)?.slot;
-        if slot == OVERDUE {
-            self.overdue.unlink(&mut self.entries, handle.index());
-        } else {
-            self.slots[slot as usize].unlink(&mut self.entries, handle.index());
-        }
+        self.entries.get(handle)?;
+        self.unlink(handle.index());
         Some(self.entries.remove_at(handle.index()).payload)
+    }
+
+    /// In place, keeping the handle: a timer whose new deadline maps to the slot
+    /// it is in (a re-arm by a whole number of revolutions, or within one) only
+    /// has its rounds recomputed; any other is moved to its new slot's list.
+    fn reschedule(&mut self, handle: Handle, deadline: Tick) -> Option<Handle> {
+        check_deadline(deadline);
+        let slot = self.entries.get(handle)?.slot;
+        let index = handle.index();
+        if slot != OVERDUE && deadline > self.now && slot == slot_of(deadline, self.mask) {
+            let entry = self.entries.at_mut(index);
+            entry.deadline = deadline;
+            entry.remaining_rounds = rounds_for(deadline, self.now + 1, self.shift);
+        } else {
+            self.unlink(index);
+            self.entries.at_mut(index).deadline = deadline;
+            self.link(index);
+        }
+        Some(handle)
     }
 
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
@@ -412,6 +442,24 @@ mod tests {
         let mut out = Vec::new();
         wheel.advance(now, &mut out);
         out.iter().map(|expired| expired.deadline).collect()
+    }
+
+    #[test]
+    fn reschedule_to_the_same_slot_only_changes_rounds() {
+        let mut wheel = RoundsWheel::with_slots(8);
+        let handle = wheel.insert(3, 1u64);
+        // 3 + 16 maps to the same slot two revolutions later: no move.
+        assert_eq!(wheel.reschedule(handle, 19), Some(handle));
+        assert_eq!(wheel.entries.at(handle.index()).remaining_rounds, 2);
+        assert_eq!(fire(&mut wheel, 18), Vec::<Tick>::new());
+        assert_eq!(fire(&mut wheel, 19), [19]);
+        assert_eq!(wheel.reschedule(handle, 30), None, "fired");
+        // To another slot, then into the past: fires at the next advance.
+        let other = wheel.insert(25, 2);
+        assert_eq!(wheel.reschedule(other, 26), Some(other));
+        assert_eq!(wheel.reschedule(other, 5), Some(other));
+        assert_eq!(fire(&mut wheel, 19), [5]);
+        assert!(wheel.is_empty());
     }
 
     #[test]

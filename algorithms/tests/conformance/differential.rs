@@ -7,8 +7,11 @@
 //! to the algorithm under test and to `ReferenceModel`, and after every step:
 //!
 //! * an insert: nothing to compare yet;
-//! * a cancel (of a pending, fired, cancelled or reused-slot handle): both return
-//!   the same `Option<payload>`;
+//! * a cancel (of a pending, fired, cancelled, rescheduled-away or reused-slot
+//!   handle): both return the same `Option<payload>`;
+//! * a reschedule (of a pending timer to a deadline of any kind, or of any handle
+//!   ever issued): both agree on whether the timer was pending; a handle the
+//!   algorithm replaced joins the stale handles that later cancels try;
 //! * an advance: the algorithm's output is in non-decreasing deadline order and is
 //!   the same multiset of `(deadline, payload)` as the model's; `now()` agrees;
 //!
@@ -57,8 +60,11 @@ fn boundary_delay(raw: u64) -> Tick {
 struct Run<Q> {
     queue: Q,
     model: ReferenceModel<Payload>,
-    /// Every handle ever issued, by payload (the payload is the insert's number).
+    /// The current handle of every timer ever inserted, by payload (the payload
+    /// is the insert's number), with its latest deadline.
     issued: Vec<(Handle, ModelHandle, Tick)>,
+    /// Handles that a reschedule replaced with a new one: stale from then on.
+    retired: Vec<(Handle, ModelHandle)>,
     /// Payloads of the timers still pending, for picking a pending one to cancel.
     pending: Vec<Payload>,
     /// Where each payload sits in `pending`, or `usize::MAX` once it is gone.
@@ -76,6 +82,7 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
             queue: Q::with_defaults(),
             model: ReferenceModel::new(),
             issued: Vec::new(),
+            retired: Vec::new(),
             pending: Vec::new(),
             pending_position: Vec::new(),
             pending_cap,
@@ -98,8 +105,8 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
     fn step(&mut self, selector: u8, raw: u64) {
         let now = self.model.now();
         match selector % 100 {
-            // 45%: insert, with deadlines of every kind.
-            0..45 => {
+            // 40%: insert, with deadlines of every kind.
+            0..40 => {
                 if self.model.len() >= self.pending_cap && !self.pending.is_empty() {
                     self.cancel_pending(raw);
                 } else {
@@ -107,14 +114,35 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
                     self.insert(deadline);
                 }
             }
+            // 5%: reschedule a pending timer to a deadline of any kind.
+            40..45 => {
+                if !self.pending.is_empty() {
+                    let payload = self.pending[(raw % self.pending.len() as u64) as usize];
+                    let deadline = self.pick_deadline(raw.rotate_left(17));
+                    self.reschedule(payload, deadline);
+                }
+            }
             // 10%: cancel a pending timer.
             45..55 => self.cancel_pending(raw),
-            // 8%: cancel any handle ever issued: fired, cancelled or pending.
-            55..63 => {
-                if !self.issued.is_empty() {
-                    let (handle, model_handle, _) =
-                        self.issued[(raw % self.issued.len() as u64) as usize];
+            // 5%: cancel any handle ever issued: fired, cancelled, pending, or
+            // replaced by a reschedule.
+            55..60 => {
+                let all = self.issued.len() + self.retired.len();
+                if all > 0 {
+                    let pick = (raw % all as u64) as usize;
+                    let (handle, model_handle) = match self.issued.get(pick) {
+                        Some(&(handle, model_handle, _)) => (handle, model_handle),
+                        None => self.retired[pick - self.issued.len()],
+                    };
                     self.cancel(handle, model_handle);
+                }
+            }
+            // 3%: reschedule any timer ever inserted, pending or not.
+            60..63 => {
+                if !self.issued.is_empty() {
+                    let payload = raw % self.issued.len() as u64;
+                    let deadline = self.pick_deadline(raw.rotate_left(29));
+                    self.reschedule(payload, deadline);
                 }
             }
             // The rest: advance by various amounts.
@@ -204,6 +232,28 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
         let payload = self.pending[(raw % self.pending.len() as u64) as usize];
         let (handle, model_handle, _) = self.issued[payload as usize];
         self.cancel(handle, model_handle);
+    }
+
+    /// Reschedules timer `payload` (its current handles) in both queues.
+    fn reschedule(&mut self, payload: Payload, deadline: Tick) {
+        let (handle, model_handle, _) = self.issued[payload as usize];
+        let got = self.queue.reschedule(handle, deadline);
+        let want = self.model.reschedule(model_handle, deadline);
+        assert_eq!(
+            got.is_some(),
+            want.is_some(),
+            "reschedule({handle:?}, {deadline}) of timer {payload} at now={}: {got:?}, the model {want:?}",
+            self.model.now()
+        );
+        if let (Some(new), Some(new_model)) = (got, want) {
+            // The model always issues a new handle. If the algorithm did too, its
+            // old handle must now act as stale, exactly like the model's old one;
+            // if it kept the handle, the model's old one is simply dropped.
+            if new != handle {
+                self.retired.push((handle, model_handle));
+            }
+            self.issued[payload as usize] = (new, new_model, deadline);
+        }
     }
 
     fn cancel(&mut self, handle: Handle, model_handle: ModelHandle) {

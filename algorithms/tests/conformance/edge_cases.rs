@@ -219,3 +219,37 @@ pub(crate) fn fires_in_deadline_order<Q: Algorithm + TimerQueue<Payload>>() {
     deadlines.sort_unstable();
     assert_eq!(got, deadlines);
 }
+
+pub(crate) fn reschedule_moves_only_pending_timers<Q: Algorithm + TimerQueue<Payload>>() {
+    let mut q = Q::with_defaults();
+    fire(&mut q, 1_000);
+    let later = q.insert(1_010, 1);
+    let earlier = q.insert(5_000, 2);
+    let past = q.insert(2_000, 3);
+    let later = q.reschedule(later, 70_000).expect("pending");
+    let earlier = q.reschedule(earlier, 1_005).expect("pending");
+    let past = q.reschedule(past, 10).expect("pending");
+    assert_eq!(q.len(), 3, "a reschedule neither adds nor removes a timer");
+    assert_eq!(
+        fire(&mut q, 1_000),
+        [(10, 3)],
+        "moved into the past: fires at the next advance, with its new deadline"
+    );
+    assert!(
+        q.reschedule(past, 3_000).is_none(),
+        "a fired timer stays fired"
+    );
+    assert_eq!(fire(&mut q, 69_999), [(1_005, 2)], "moved earlier");
+    assert_eq!(q.cancel(earlier), None);
+    // Pushed back twice more, as an idle timeout is by every request.
+    let later = q.reschedule(later, 80_000).expect("pending");
+    let later = q.reschedule(later, 80_000).expect("pending, same deadline");
+    assert_eq!(fire(&mut q, 79_999), []);
+    assert_eq!(q.cancel(later), Some(1));
+    assert!(
+        q.reschedule(later, 90_000).is_none(),
+        "a cancelled timer stays cancelled"
+    );
+    assert!(q.is_empty());
+    assert_eq!(fire(&mut q, MAX_DEADLINE), []);
+}

@@ -68,6 +68,10 @@ impl AlgorithmVisitor for Trials {
                 "fires_in_deadline_order",
                 edge_cases::fires_in_deadline_order::<Q>,
             ),
+            (
+                "reschedule_moves_only_pending_timers",
+                edge_cases::reschedule_moves_only_pending_timers::<Q>,
+            ),
         ];
         for &(check, run) in checks {
             self.0
