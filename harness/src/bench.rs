@@ -34,8 +34,6 @@ use crate::replay::{Buffers, Checksum, Driver, Hooks, replay};
 pub struct Prepared {
     /// The operation tape.
     pub tape: Tape,
-    /// When each timer was inserted, by timer number.
-    pub inserted_at: Vec<Tick>,
     /// The reference model's checksum under the run's driver.
     pub checksum: Checksum,
     /// The reference's largest pending population.
@@ -45,14 +43,8 @@ pub struct Prepared {
 impl Prepared {
     /// Replays `tape` against the reference model under `driver`.
     pub fn new(tape: Tape, driver: Driver) -> Self {
-        let mut inserted_at = Vec::with_capacity(tape.timers as usize);
-        for op in &tape.ops {
-            if let workloads::Op::Insert { .. } = op.op {
-                inserted_at.push(op.at);
-            }
-        }
         let mut model = Reference::default();
-        let mut verify = Verify::new(&inserted_at);
+        let mut verify = Verify::new(tape.timers as usize);
         let mut buffers = Buffers::default();
         replay(
             &mut model,
@@ -66,7 +58,6 @@ impl Prepared {
         let (checksum, max_pending) = (verify.checksum, verify.max_pending);
         Self {
             tape,
-            inserted_at,
             checksum,
             max_pending,
         }
@@ -89,6 +80,14 @@ impl TimerQueue<Payload> for Reference {
 
     fn cancel(&mut self, handle: Handle) -> Option<Payload> {
         self.model.cancel(self.handles.remove(handle)?)
+    }
+
+    fn reschedule(&mut self, handle: Handle, deadline: Tick) -> Option<Handle> {
+        let moved = self
+            .model
+            .reschedule(*self.handles.get(handle)?, deadline)?;
+        *self.handles.get_mut(handle)? = moved;
+        Some(handle)
     }
 
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<Payload>>) {
@@ -130,6 +129,8 @@ pub struct Measurement {
     pub empty_wakeups: u64,
     /// Cancels that found their timer pending (whole run).
     pub cancel_hits: u64,
+    /// Reschedules that found their timer pending (whole run).
+    pub reschedule_hits: u64,
     /// Timers fired (whole run).
     pub fired: u64,
     /// The largest `fire tick - max(deadline, insert tick)`.
@@ -245,10 +246,11 @@ impl<'a> Bench<'a> {
     fn measure<Q: Algorithm + TimerQueue<Payload>>(&mut self) -> Result<Measurement, Mismatch> {
         let started = Instant::now();
 
-        // Verification pass, with the queue's memory.
+        // Verification pass, with the queue's memory (the pass's own table is
+        // allocated before the peak is reset, so it is not counted).
+        let mut verify = Verify::new(self.prepared.tape.timers as usize);
         alloc::reset_peak();
         let baseline = alloc::snapshot().live;
-        let mut verify = Verify::new(&self.prepared.inserted_at);
         let mut queue: Q = self.prefilled(&mut verify);
         let counters_at_prefill = queue.counters();
         let (wakeups_at_prefill, empty_at_prefill) = (verify.wakeups, verify.empty_wakeups);
@@ -284,6 +286,7 @@ impl<'a> Bench<'a> {
             wakeups: verify.wakeups - wakeups_at_prefill,
             empty_wakeups: verify.empty_wakeups - empty_at_prefill,
             cancel_hits: verify.cancel_hits,
+            reschedule_hits: verify.reschedule_hits,
             fired: verify.fired,
             max_lateness: verify.max_lateness,
             checksum: verify.checksum,

@@ -270,21 +270,23 @@ fn args_summary(args: &RunArgs, scale: workloads::Scale) -> metadata::Settings {
 
 fn tape_facts(prepared: &Prepared) -> TapeFacts {
     let tape = &prepared.tape;
-    let (mut inserts, mut cancels) = (0, 0);
+    let (mut inserts, mut cancels, mut reschedules) = (0, 0, 0);
     for op in &tape.ops[tape.prefill..] {
         match op.op {
             workloads::Op::Insert { .. } => inserts += 1,
             workloads::Op::Cancel { .. } => cancels += 1,
+            workloads::Op::Reschedule { .. } => reschedules += 1,
         }
     }
     TapeFacts {
         inserts,
         cancels,
+        reschedules,
         max_pending: prepared.max_pending as u64,
     }
 }
 
-/// Prints the all-in mean (ns per insert or cancel, advances included) of every
+/// Prints the all-in mean (ns per insert, cancel or reschedule, advances included) of every
 /// algorithm on every workload, and the empty slot visits, as two tables.
 fn print_summary(rows: &Rows, selection: &Selection, floor: Floor) {
     let algorithms = &selection.algorithms;
@@ -305,7 +307,7 @@ fn print_summary(rows: &Rows, selection: &Selection, floor: Floor) {
     };
     println!();
     println!(
-        "All-in mean, ns per insert or cancel (advances included); clock floor p50 {} ns:",
+        "All-in mean, ns per insert, cancel or reschedule (advances included); clock floor p50 {} ns:",
         floor.p50_ns
     );
     header("fastest");

@@ -17,7 +17,7 @@ use crate::bench::{AlgorithmResult, Outcome, PERCENTILES, quantile};
 use crate::passes::Kind;
 
 /// Version of the CSV and metadata schema; bump on any change a reader would notice.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The result files, by name.
 pub const RUNS_FILE: &str = "runs.csv";
@@ -55,7 +55,9 @@ pub struct RunRow {
     measured_ops: u64,
     inserts: u64,
     cancels: u64,
+    reschedules: u64,
     cancel_hits: Option<u64>,
+    reschedule_hits: Option<u64>,
     fired: Option<u64>,
     max_pending: u64,
     wakeups: Option<u64>,
@@ -116,6 +118,8 @@ pub struct TapeFacts {
     pub inserts: u64,
     /// Cancels in the measured phase.
     pub cancels: u64,
+    /// Reschedules in the measured phase.
+    pub reschedules: u64,
     /// The reference model's largest pending population.
     pub max_pending: u64,
 }
@@ -144,7 +148,7 @@ pub struct Rows {
 impl Rows {
     /// Adds one algorithm's result on one workload.
     pub fn add(&mut self, key: Key, facts: &TapeFacts, result: &AlgorithmResult, floor: Floor) {
-        let measured_ops = facts.inserts + facts.cancels;
+        let measured_ops = facts.inserts + facts.cancels + facts.reschedules;
         let (m, skip_reason) = match &result.outcome {
             Outcome::Measured(m) => (Some(m.as_ref()), String::new()),
             Outcome::Skipped(reason) => (None, reason.clone()),
@@ -162,7 +166,9 @@ impl Rows {
             measured_ops,
             inserts: facts.inserts,
             cancels: facts.cancels,
+            reschedules: facts.reschedules,
             cancel_hits: m.map(|m| m.cancel_hits),
+            reschedule_hits: m.map(|m| m.reschedule_hits),
             fired: m.map(|m| m.fired),
             max_pending: facts.max_pending,
             wakeups: m.map(|m| m.wakeups),

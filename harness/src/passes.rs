@@ -27,14 +27,16 @@ pub enum Kind {
     Cancel = 1,
     /// `advance`, whether or not it fired anything.
     Advance = 2,
+    /// `reschedule`.
+    Reschedule = 3,
 }
 
 /// Number of [`Kind`]s.
-pub const KINDS: usize = 3;
+pub const KINDS: usize = 4;
 
 impl Kind {
-    /// Every kind, in index order.
-    pub const ALL: [Kind; KINDS] = [Kind::Insert, Kind::Cancel, Kind::Advance];
+    /// Every kind, in the order results list them.
+    pub const ALL: [Kind; KINDS] = [Kind::Insert, Kind::Cancel, Kind::Reschedule, Kind::Advance];
 
     /// The name used in results.
     pub fn name(self) -> &'static str {
@@ -42,38 +44,43 @@ impl Kind {
             Kind::Insert => "insert",
             Kind::Cancel => "cancel",
             Kind::Advance => "advance",
+            Kind::Reschedule => "reschedule",
         }
     }
 }
 
 /// The verification pass. See the module documentation.
-pub struct Verify<'a> {
-    /// When each timer was inserted, by timer number, for lateness.
-    inserted_at: &'a [Tick],
+pub struct Verify {
+    /// When each timer was last armed (inserted or rescheduled), by timer
+    /// number, for lateness.
+    armed_at: Vec<Tick>,
     /// What happened, order-independently.
     pub checksum: Checksum,
     /// Timers fired.
     pub fired: u64,
     /// Cancels that found their timer pending.
     pub cancel_hits: u64,
+    /// Reschedules that found their timer pending.
+    pub reschedule_hits: u64,
     /// Advance calls made by the driver.
     pub wakeups: u64,
     /// Advance calls that fired nothing.
     pub empty_wakeups: u64,
     /// The largest number of pending timers seen after an insert.
     pub max_pending: usize,
-    /// The largest `fire tick - max(deadline, insert tick)` seen.
+    /// The largest `fire tick - max(deadline, arming tick)` seen.
     pub max_lateness: Tick,
 }
 
-impl<'a> Verify<'a> {
-    /// A verification pass for a tape whose insert times are `inserted_at`.
-    pub fn new(inserted_at: &'a [Tick]) -> Self {
+impl Verify {
+    /// A verification pass for a tape of `timers` inserts.
+    pub fn new(timers: usize) -> Self {
         Self {
-            inserted_at,
+            armed_at: vec![0; timers],
             checksum: Checksum::default(),
             fired: 0,
             cancel_hits: 0,
+            reschedule_hits: 0,
             wakeups: 0,
             empty_wakeups: 0,
             max_pending: 0,
@@ -82,7 +89,7 @@ impl<'a> Verify<'a> {
     }
 }
 
-impl<Q: TimerQueue<Payload>> Hooks<Q> for Verify<'_> {
+impl<Q: TimerQueue<Payload>> Hooks<Q> for Verify {
     fn advance(&mut self, queue: &mut Q, to: Tick, out: &mut Vec<Expired<Payload>>) {
         queue.advance(to, out);
         let now = queue.now();
@@ -95,13 +102,14 @@ impl<Q: TimerQueue<Payload>> Hooks<Q> for Verify<'_> {
             self.checksum.fired(expired.payload, now);
             let due = expired
                 .deadline
-                .max(self.inserted_at[expired.payload as usize]);
+                .max(self.armed_at[expired.payload as usize]);
             self.max_lateness = self.max_lateness.max(now.saturating_sub(due));
         }
     }
 
     fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Handle {
         let handle = queue.insert(deadline, timer);
+        self.armed_at[timer as usize] = queue.now();
         self.max_pending = self.max_pending.max(queue.len());
         handle
     }
@@ -110,6 +118,23 @@ impl<Q: TimerQueue<Payload>> Hooks<Q> for Verify<'_> {
         let hit = queue.cancel(handle).is_some();
         self.cancel_hits += u64::from(hit);
         self.checksum.cancelled(timer, hit);
+    }
+
+    fn reschedule(
+        &mut self,
+        queue: &mut Q,
+        handle: Handle,
+        deadline: Tick,
+        timer: Payload,
+    ) -> Option<Handle> {
+        let result = queue.reschedule(handle, deadline);
+        let hit = result.is_some();
+        if hit {
+            self.armed_at[timer as usize] = queue.now();
+        }
+        self.reschedule_hits += u64::from(hit);
+        self.checksum.rescheduled(timer, deadline, hit);
+        result
     }
 }
 
@@ -135,7 +160,7 @@ impl Throughput {
             batch_start: Instant::now(),
             total_ns: [0; KINDS],
             count: [0; KINDS],
-            batches: [0, 0, 1],
+            batches: [0, 0, 1, 0],
             fired: 0,
         }
     }
@@ -182,6 +207,18 @@ impl<Q: TimerQueue<Payload>> Hooks<Q> for Throughput {
         self.switch(Kind::Cancel);
         std::hint::black_box(queue.cancel(handle));
     }
+
+    #[inline(always)]
+    fn reschedule(
+        &mut self,
+        queue: &mut Q,
+        handle: Handle,
+        deadline: Tick,
+        _timer: Payload,
+    ) -> Option<Handle> {
+        self.switch(Kind::Reschedule);
+        queue.reschedule(handle, deadline)
+    }
 }
 
 /// Highest latency the histograms track: one minute, in nanoseconds. A larger
@@ -215,7 +252,12 @@ impl Latency {
     /// Empty histograms, allocated up front so that recording never allocates.
     pub fn new() -> Self {
         Self {
-            per_kind: [new_histogram(), new_histogram(), new_histogram()],
+            per_kind: [
+                new_histogram(),
+                new_histogram(),
+                new_histogram(),
+                new_histogram(),
+            ],
             expire: new_histogram(),
         }
     }
@@ -258,6 +300,20 @@ impl<Q: TimerQueue<Payload>> Hooks<Q> for Latency {
         std::hint::black_box(queue.cancel(handle));
         self.record(Kind::Cancel, elapsed_ns(start, Instant::now()));
     }
+
+    #[inline(always)]
+    fn reschedule(
+        &mut self,
+        queue: &mut Q,
+        handle: Handle,
+        deadline: Tick,
+        _timer: Payload,
+    ) -> Option<Handle> {
+        let start = Instant::now();
+        let result = queue.reschedule(handle, deadline);
+        self.record(Kind::Reschedule, elapsed_ns(start, Instant::now()));
+        result
+    }
 }
 
 /// Untimed hooks, for the prefill phase of the timed passes.
@@ -275,6 +331,16 @@ impl<Q: TimerQueue<Payload>> Hooks<Q> for Untimed {
 
     fn cancel(&mut self, queue: &mut Q, handle: Handle, _timer: Payload) {
         queue.cancel(handle);
+    }
+
+    fn reschedule(
+        &mut self,
+        queue: &mut Q,
+        handle: Handle,
+        deadline: Tick,
+        _timer: Payload,
+    ) -> Option<Handle> {
+        queue.reschedule(handle, deadline)
     }
 }
 

@@ -53,6 +53,15 @@ pub trait Hooks<Q: TimerQueue<Payload>> {
     fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Handle;
     /// Calls `queue.cancel(handle)` for timer number `timer`.
     fn cancel(&mut self, queue: &mut Q, handle: Handle, timer: Payload);
+    /// Calls `queue.reschedule(handle, deadline)` for timer number `timer` and
+    /// returns its result.
+    fn reschedule(
+        &mut self,
+        queue: &mut Q,
+        handle: Handle,
+        deadline: Tick,
+        timer: Payload,
+    ) -> Option<Handle>;
 }
 
 /// The caller-owned buffers a replay works in, reused across passes so that a
@@ -104,6 +113,13 @@ pub fn replay<Q: TimerQueue<Payload>, H: Hooks<Q>>(
             Op::Cancel { timer } => {
                 hooks.cancel(queue, handles[timer as usize], Payload::from(timer));
             }
+            Op::Reschedule { timer, deadline } => {
+                let slot = &mut handles[timer as usize];
+                if let Some(handle) = hooks.reschedule(queue, *slot, deadline, Payload::from(timer))
+                {
+                    *slot = handle;
+                }
+            }
         }
     }
     if finish {
@@ -140,7 +156,7 @@ fn step_to<Q: TimerQueue<Payload>, H: Hooks<Q>>(
 }
 
 /// An order-independent checksum of what a run did: every fired timer with the
-/// tick it fired at, and every cancel with whether it hit. Ties may fire in any
+/// tick it fired at, and every cancel and reschedule with whether it hit. Ties may fire in any
 /// order, so entries are combined by wrapping addition of a strong 64-bit mix.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Checksum {
@@ -152,6 +168,8 @@ pub struct Checksum {
 const FIRE_TAG: u64 = 0x9E37_79B9_7F4A_7C15;
 const CANCEL_HIT_TAG: u64 = 0xC2B2_AE3D_27D4_EB4F;
 const CANCEL_MISS_TAG: u64 = 0x1656_67B1_9E37_79F9;
+const RESCHEDULE_HIT_TAG: u64 = 0xD6E8_FEB8_6659_FD93;
+const RESCHEDULE_MISS_TAG: u64 = 0xA076_1D64_78BD_642F;
 
 impl Checksum {
     /// Records that `timer` fired at `tick`.
@@ -165,6 +183,18 @@ impl Checksum {
     pub fn cancelled(&mut self, timer: Payload, hit: bool) {
         let tag = if hit { CANCEL_HIT_TAG } else { CANCEL_MISS_TAG };
         self.add(mix(timer ^ tag));
+    }
+
+    /// Records a reschedule of `timer` to `deadline`, and whether it found the
+    /// timer pending.
+    #[inline]
+    pub fn rescheduled(&mut self, timer: Payload, deadline: Tick, hit: bool) {
+        let tag = if hit {
+            RESCHEDULE_HIT_TAG
+        } else {
+            RESCHEDULE_MISS_TAG
+        };
+        self.add(mix(mix(timer ^ tag) ^ deadline));
     }
 
     #[inline]

@@ -43,7 +43,7 @@ enum What {
 
 /// An idle timeout between re-arms.
 struct Chain {
-    /// The timer number of the current arming.
+    /// The timer number: every re-arm reschedules the same timer.
     timer: u32,
     /// The delay of every arming.
     delay: Tick,
@@ -233,21 +233,23 @@ impl Generator<'_> {
         }
     }
 
-    /// An idle timeout's activity: cancel the current timer, insert the new
-    /// deadline, and schedule what follows.
+    /// An idle timeout's activity: reschedule the timer to its new deadline,
+    /// and schedule what follows.
     fn rearm(&mut self, at: Tick, index: u32) {
-        let (old, delay) = {
+        let (timer, delay) = {
             let chain = &self.chains[index as usize];
             (chain.timer, chain.delay)
         };
+        let deadline = deadline_after(at as i64, delay, self.model.granularity());
+        debug_assert!(deadline > at as i64, "deadline {deadline} not after {at}");
         self.ops.push(TimedOp {
             at,
-            op: Op::Cancel { timer: old },
+            op: Op::Reschedule {
+                timer,
+                deadline: deadline as Tick,
+            },
         });
-        let deadline = deadline_after(at as i64, delay, self.model.granularity());
-        let timer = self.insert(at, deadline);
         let chain = &mut self.chains[index as usize];
-        chain.timer = timer;
         let gap = chain.gaps.get(chain.next_gap).copied();
         match next_after_arm(at as i64, deadline, gap, chain.cancel_after) {
             Next::Rearm(next) => {

@@ -3,7 +3,7 @@
 //!
 //! A [`Spec`] describes traffic: how many timers are pending, how they arrive,
 //! their delays, how many are cancelled, re-armed or periodic. [`Spec::generate`]
-//! turns it and a seed into a [`Tape`], the complete list of inserts and cancels
+//! turns it and a seed into a [`Tape`], the complete list of inserts, cancels and reschedules
 //! with the tick of each. The harness replays the same tape against every
 //! algorithm, so they all do exactly the same work, and no random number is drawn
 //! while the clock runs. A recorded trace ([`load_trace`]) is a tape too.
@@ -84,7 +84,7 @@ pub const MAX_TIME: Tick = 1 << 62;
 /// The version of the generator's behaviour. It is bumped whenever the same spec
 /// and seed would produce a different tape, and it is written into results so
 /// that tapes are compared only with tapes of the same version.
-pub const GENERATOR_VERSION: u32 = 1;
+pub const GENERATOR_VERSION: u32 = 2;
 
 /// The size of the built-in suite. See [`builtins`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -162,6 +162,17 @@ pub enum Op {
         /// The number of the timer's insert.
         timer: u32,
     },
+    /// Move timer number `timer`, inserted earlier on the tape, to a new absolute
+    /// `deadline` (an idle timeout pushed back by activity). The timer keeps its
+    /// number. Generated tapes reschedule only pending timers; a trace may name
+    /// one that already fired or was cancelled, and the queue then answers
+    /// `None` and nothing changes.
+    Reschedule {
+        /// The number of the timer's insert.
+        timer: u32,
+        /// The new deadline.
+        deadline: Tick,
+    },
 }
 
 /// A complete operation sequence: what the harness replays.
@@ -238,6 +249,19 @@ impl Tape {
                         return Err(format!("op {i}: cancel of timer {timer}, not yet inserted"));
                     }
                 }
+                Op::Reschedule { timer, deadline } => {
+                    if i < self.prefill {
+                        return Err(format!("op {i}: a reschedule in the prefill"));
+                    }
+                    if timer >= inserted {
+                        return Err(format!(
+                            "op {i}: reschedule of timer {timer}, not yet inserted"
+                        ));
+                    }
+                    if deadline > MAX_TIME {
+                        return Err(format!("op {i}: deadline {deadline} is beyond MAX_TIME"));
+                    }
+                }
             }
             if i < self.prefill && op.at != 0 {
                 return Err(format!("op {i}: prefill op at {}, not 0", op.at));
@@ -296,6 +320,18 @@ mod tests {
         let mut bad = good.clone();
         bad.ops[2].op = Op::Cancel { timer: 2 };
         assert!(bad.check().unwrap_err().contains("not yet inserted"));
+        let mut bad = good.clone();
+        bad.ops[2].op = Op::Reschedule {
+            timer: 2,
+            deadline: 4,
+        };
+        assert!(bad.check().unwrap_err().contains("not yet inserted"));
+        let mut bad = good.clone();
+        bad.ops[1].op = Op::Reschedule {
+            timer: 0,
+            deadline: 4,
+        };
+        assert!(bad.check().unwrap_err().contains("in the prefill"));
         let mut bad = good.clone();
         bad.timers = 3;
         assert!(bad.check().unwrap_err().contains("timers = 3"));

@@ -133,7 +133,7 @@ pub struct Rearm {
     /// The probability, 0 to 1, that an arriving timer is an idle timeout.
     pub fraction: f64,
     /// Ticks from one arming to the next activity, which re-arms the timer: a
-    /// cancel plus an insert with deadline `now + delay`. Activity at or after
+    /// reschedule to the deadline `now + delay`. Activity at or after
     /// the deadline comes too late: the timer fired (the connection idled out).
     pub interval: Distribution,
     /// The mean number of re-arms per idle timeout, 0 to 1000. The count is

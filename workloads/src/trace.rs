@@ -6,6 +6,7 @@
 //! 0,insert,7,30000
 //! 12,insert,8,30012
 //! 40,cancel,7,
+//! 45,reschedule,8,31000
 //! 60000,advance,,
 //! ```
 //!
@@ -13,15 +14,16 @@
 //!   `at,op,timer,deadline`.
 //! * `at`: the tick of the operation, 0 to 2^62, never smaller than the line
 //!   before. The driver advances the queue to `at`, then applies the operation.
-//! * `op`: `insert`, `cancel` or `advance`.
-//! * `timer`: for `insert` and `cancel`, any whole number from 0 to 2^64 - 1
-//!   chosen by the recorder. An `insert` starts a new timer, even if the id was
-//!   used before (ids may be recycled); a `cancel` names the most recent insert
-//!   with that id, which must exist. Cancelling a timer that has already fired or
-//!   been cancelled is legal: the queue answers "not pending". Empty for
-//!   `advance`.
-//! * `deadline`: for `insert`, the absolute tick the timer is due, 0 to 2^62
-//!   (one at or before `at` fires at the next advance). Empty otherwise.
+//! * `op`: `insert`, `cancel`, `reschedule` or `advance`.
+//! * `timer`: for `insert`, `cancel` and `reschedule`, any whole number from 0
+//!   to 2^64 - 1 chosen by the recorder. An `insert` starts a new timer, even if
+//!   the id was used before (ids may be recycled); a `cancel` or `reschedule`
+//!   names the most recent insert with that id, which must exist. Cancelling or
+//!   rescheduling a timer that has already fired or been cancelled is legal: the
+//!   queue answers "not pending" and nothing changes. Empty for `advance`.
+//! * `deadline`: for `insert`, the absolute tick the timer is due, and for
+//!   `reschedule` its new one, 0 to 2^62 (one at or before `at` fires at the
+//!   next advance). Empty otherwise.
 //! * `advance` moves the clock without an operation. The tape ends at the last
 //!   line's `at`: the driver advances there after the last operation. Timers
 //!   due later stay pending, so end the trace with an `advance` line to let
@@ -199,6 +201,29 @@ impl Parser {
                     op: Op::Cancel { timer: number },
                 });
             }
+            "reschedule" => {
+                let id = self.id(line, timer)?;
+                if deadline.is_empty() {
+                    return Err(self.error(
+                        line,
+                        "`reschedule` needs a `deadline`: the new absolute tick it is due",
+                    ));
+                }
+                let deadline = self.tick(line, "deadline", deadline)?;
+                let Some(&number) = self.ids.get(&id) else {
+                    return Err(self.error(
+                        line,
+                        format!("`reschedule` of timer {id}, which no earlier line inserted; a reschedule must name an inserted timer's id"),
+                    ));
+                };
+                self.ops.push(TimedOp {
+                    at,
+                    op: Op::Reschedule {
+                        timer: number,
+                        deadline,
+                    },
+                });
+            }
             "advance" => {
                 if !timer.is_empty() || !deadline.is_empty() {
                     return Err(self.error(
@@ -211,7 +236,7 @@ impl Parser {
                 return Err(self.error(
                     line,
                     format!(
-                        "`op` is {other:?}; valid operations are `insert`, `cancel` and `advance`"
+                        "`op` is {other:?}; valid operations are `insert`, `cancel`, `reschedule` and `advance`"
                     ),
                 ));
             }
@@ -279,7 +304,7 @@ mod tests {
     }
 
     #[test]
-    fn parses_inserts_cancels_and_advances() {
+    fn parses_every_operation() {
         let tape = parse(
             "# recorded on a test box\n\
              at,op,timer,deadline\n\
@@ -291,6 +316,7 @@ mod tests {
              20,insert,7,300\n\
              30,cancel,7,\n\
              30,cancel,7,\n\
+             35,reschedule,9,60\n\
              400,advance,,\n",
         )
         .unwrap();
@@ -325,6 +351,13 @@ mod tests {
                 ),
                 (30, Op::Cancel { timer: 2 }),
                 (30, Op::Cancel { timer: 2 }),
+                (
+                    35,
+                    Op::Reschedule {
+                        timer: 1,
+                        deadline: 60
+                    }
+                ),
             ]
         );
         tape.check().unwrap();
@@ -367,7 +400,7 @@ mod tests {
             ),
             (
                 "at,op,timer,deadline\n0,insert,1,5\n0,remove,1,\n",
-                "t.csv:3: invalid trace: `op` is \"remove\"; valid operations are `insert`, `cancel` and `advance`",
+                "t.csv:3: invalid trace: `op` is \"remove\"; valid operations are `insert`, `cancel`, `reschedule` and `advance`",
             ),
             (
                 "at,op,timer,deadline\nsoon,insert,1,5\n",
@@ -404,6 +437,14 @@ mod tests {
             (
                 "at,op,timer,deadline\n0,insert,1,50\n1,cancel,2,\n",
                 "t.csv:3: invalid trace: `cancel` of timer 2, which no earlier line inserted",
+            ),
+            (
+                "at,op,timer,deadline\n0,insert,1,5\n1,reschedule,1,\n",
+                "t.csv:3: invalid trace: `reschedule` needs a `deadline`",
+            ),
+            (
+                "at,op,timer,deadline\n0,insert,1,5\n1,reschedule,2,9\n",
+                "t.csv:3: invalid trace: `reschedule` of timer 2, which no earlier line inserted",
             ),
             (
                 "at,op,timer,deadline\n0,insert,1,50\n1,cancel,1,50\n",

@@ -190,11 +190,11 @@ fn workloads_with_equal_specs_but_other_names_differ() {
 /// A plain replay of a tape: timers fire at their deadlines.
 #[derive(Default)]
 struct Replay {
-    /// Deadlines of inserted timers, earliest first (cancelled ones included,
-    /// skipped when they come out).
+    /// Deadlines of inserted timers, earliest first (cancelled and rescheduled
+    /// ones included, skipped when they come out).
     heap: BinaryHeap<Reverse<(Tick, u32)>>,
-    /// Whether each timer is pending, by number.
-    pending: Vec<bool>,
+    /// Each timer's current deadline if it is pending, by number.
+    pending: Vec<Option<Tick>>,
     /// How many are.
     count: usize,
 }
@@ -206,12 +206,15 @@ impl Replay {
                 break;
             }
             self.heap.pop();
-            self.remove(timer);
+            // An entry left behind by a reschedule is not the timer's deadline.
+            if self.pending[timer as usize] == Some(deadline) {
+                self.remove(timer);
+            }
         }
     }
 
     fn remove(&mut self, timer: u32) {
-        if std::mem::take(&mut self.pending[timer as usize]) {
+        if self.pending[timer as usize].take().is_some() {
             self.count -= 1;
         }
     }
@@ -220,10 +223,16 @@ impl Replay {
         match op {
             Op::Insert { timer, deadline } => {
                 self.heap.push(Reverse((deadline, timer)));
-                self.pending[timer as usize] = true;
+                self.pending[timer as usize] = Some(deadline);
                 self.count += 1;
             }
             Op::Cancel { timer } => self.remove(timer),
+            Op::Reschedule { timer, deadline } => {
+                if let Some(current) = self.pending[timer as usize].as_mut() {
+                    *current = deadline;
+                    self.heap.push(Reverse((deadline, timer)));
+                }
+            }
         }
     }
 }
@@ -232,7 +241,7 @@ impl Replay {
 /// spaced ticks, by replaying the tape with fires by deadline.
 fn population(tape: &Tape, samples: u64) -> Vec<usize> {
     let mut replay = Replay {
-        pending: vec![false; tape.timers as usize],
+        pending: vec![None; tape.timers as usize],
         ..Replay::default()
     };
     let step = (tape.end / samples).max(1);
@@ -307,7 +316,7 @@ fn the_uniform_prefill_has_stationary_remaining_times() {
         .iter()
         .map(|op| match op.op {
             Op::Insert { deadline, .. } => deadline as f64,
-            Op::Cancel { .. } => unreachable!("the prefill only inserts"),
+            _ => unreachable!("the prefill only inserts"),
         })
         .collect();
     let mean = deadlines.iter().sum::<f64>() / deadlines.len() as f64;

@@ -60,6 +60,11 @@ fn digest(tape: &Tape) -> u64 {
                 eat(1);
                 eat(u64::from(timer));
             }
+            Op::Reschedule { timer, deadline } => {
+                eat(2);
+                eat(u64::from(timer));
+                eat(deadline);
+            }
         }
     }
     eat(tape.prefill as u64);
@@ -67,8 +72,8 @@ fn digest(tape: &Tape) -> u64 {
     hash
 }
 
-/// The tape's first operations, one per line, as `at insert timer deadline` or
-/// `at cancel timer`.
+/// The tape's first operations, one per line, as `at insert timer deadline`,
+/// `at cancel timer` or `at reschedule timer deadline`.
 fn listing(tape: &Tape, count: usize) -> String {
     tape.ops
         .iter()
@@ -76,12 +81,15 @@ fn listing(tape: &Tape, count: usize) -> String {
         .map(|op| match op.op {
             Op::Insert { timer, deadline } => format!("{} insert {timer} {deadline}", op.at),
             Op::Cancel { timer } => format!("{} cancel {timer}", op.at),
+            Op::Reschedule { timer, deadline } => {
+                format!("{} reschedule {timer} {deadline}", op.at)
+            }
         })
         .collect::<Vec<_>>()
         .join("\n")
 }
 
-const PINNED_VERSION: u32 = 1;
+const PINNED_VERSION: u32 = 2;
 const PINNED_LISTING: &str = "\
 0 insert 0 385\n\
 0 insert 1 240\n\
@@ -104,27 +112,27 @@ const PINNED_LISTING: &str = "\
 110 insert 16 810\n\
 138 insert 17 305\n\
 144 insert 18 250\n\
-146 cancel 15\n\
-146 insert 19 255\n\
-158 insert 20 270\n\
-186 cancel 20\n\
-186 insert 21 300\n\
-198 insert 22 255\n\
-240 insert 23 940\n\
-242 insert 24 330\n\
+146 reschedule 15 255\n\
+158 insert 19 270\n\
+186 reschedule 19 300\n\
+198 insert 20 255\n\
+240 insert 21 940\n\
+242 insert 22 330\n\
+243 reschedule 15 350\n\
 243 cancel 19\n\
-243 insert 25 350\n\
-243 cancel 21\n\
-258 insert 26 360\n\
-277 insert 27 605\n\
-287 insert 28 435\n\
-324 cancel 25\n\
-324 insert 29 430\n\
-333 insert 30 470\n\
-334 cancel 30\n\
-334 insert 31 475";
-const PINNED_COUNTS: (usize, usize, u32) = (269, 12, 198);
-const PINNED_DIGEST: u64 = 0xffff17983dd2d468;
+258 insert 23 360\n\
+277 insert 24 605\n\
+287 insert 25 435\n\
+324 reschedule 15 430\n\
+333 insert 26 470\n\
+334 reschedule 26 475\n\
+354 reschedule 26 495\n\
+372 insert 27 715\n\
+377 insert 28 575\n\
+385 insert 29 1085\n\
+447 insert 30 525";
+const PINNED_COUNTS: (usize, usize, u32) = (215, 12, 144);
+const PINNED_DIGEST: u64 = 0xf2931993bb41fb2f;
 
 #[test]
 fn the_golden_tape_is_unchanged() {

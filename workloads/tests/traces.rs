@@ -11,17 +11,25 @@ fn the_example_trace_loads() {
     let tape = load_trace(&path).unwrap();
     tape.check().unwrap();
     assert_eq!(tape.name, "trace");
-    assert_eq!((tape.prefill, tape.end, tape.timers), (0, 70_000, 7));
+    assert_eq!((tape.prefill, tape.end, tape.timers), (0, 70_000, 5));
+    // The keep-alive (timer 1) is pushed back twice and keeps its number.
+    assert_eq!(
+        tape.ops[7].op,
+        Op::Reschedule {
+            timer: 1,
+            deadline: 61_200
+        }
+    );
     // The reused id 1 is a new timer; the second cancel of 3 names the same one.
     assert_eq!(
-        tape.ops[10].op,
+        tape.ops[8].op,
         Op::Insert {
-            timer: 6,
+            timer: 4,
             deadline: 31_500
         }
     );
-    assert_eq!(tape.ops[11].op, Op::Cancel { timer: 3 });
-    assert_eq!(tape.ops[12].op, Op::Cancel { timer: 3 });
+    assert_eq!(tape.ops[9].op, Op::Cancel { timer: 3 });
+    assert_eq!(tape.ops[10].op, Op::Cancel { timer: 3 });
 }
 
 /// A file in the temporary directory, removed when dropped.
@@ -51,7 +59,7 @@ fn errors_name_the_file_and_line() {
     assert_eq!(
         message,
         format!(
-            "{}:4: invalid trace: `op` is \"insrt\"; valid operations are `insert`, `cancel` and `advance`",
+            "{}:4: invalid trace: `op` is \"insrt\"; valid operations are `insert`, `cancel`, `reschedule` and `advance`",
             file.0.display()
         )
     );
