@@ -60,14 +60,17 @@
 
 pub mod arena;
 pub mod binary_heap;
+pub mod btree_map;
 pub mod hashed_wheel;
 pub mod hierarchical_wheel;
 pub mod list;
 pub mod overdue;
+pub mod quad_heap;
 pub mod reference;
 pub mod registry;
 pub mod rounds_wheel;
 pub mod sorted_list;
+pub mod std_binary_heap;
 
 pub use arena::Handle;
 

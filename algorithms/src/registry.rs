@@ -26,6 +26,9 @@ pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
     visitor.visit::<crate::rounds_wheel::RoundsWheel<Payload>>();
     visitor.visit::<crate::hashed_wheel::HashedWheel<Payload>>();
     visitor.visit::<crate::hierarchical_wheel::HierarchicalWheel<Payload>>();
+    visitor.visit::<crate::std_binary_heap::StdBinaryHeap<Payload>>();
+    visitor.visit::<crate::btree_map::BTreeMapQueue<Payload>>();
+    visitor.visit::<crate::quad_heap::QuadHeap<Payload>>();
 }
 
 /// Name, summary and default parameters of a registered algorithm.

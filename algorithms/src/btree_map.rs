@@ -1,0 +1,195 @@
+//! The standard library's `BTreeMap` keyed by `(deadline, sequence)`: the
+//! ordered-map baseline a Rust user writes without a timer crate.
+//!
+//! # Idea
+//!
+//! An ordered map is the most direct way to keep timers: key each one by its
+//! deadline, made unique by an increasing sequence number so that equal
+//! deadlines are distinct keys and leave in insertion (FIFO) order. Advance
+//! pops the first entry while it is due; cancel removes the key. The handle has
+//! to lead back to the key, so every timer also has a slot in an [`Arena`] (a
+//! `Vec` with a free list, what a user would write as a slab) holding its key;
+//! the map's value holds the payload and the slot's index, so that a fired timer
+//! frees its slot. This is also how the reference model is built
+//! ([`crate::reference`]), with a slab where the model uses a `HashMap`.
+//!
+//! # Cost
+//!
+//! | operation | cost |
+//! |---|---|
+//! | insert | O(log n) `BTreeMap::insert`, plus an O(1) slab insert |
+//! | cancel | O(1) slab lookup, then O(log n) `BTreeMap::remove` |
+//! | advance | O(log n) per fired timer (`first_entry` then `remove_entry`) |
+//! | next expiry | O(log n), exact: the map's first key (a walk down the left edge) |
+//!
+//! The logarithms are base 6 to 11 (std's B-tree has `B = 6`, up to 11 keys per
+//! node), so the tree is shallow; the cost is in the comparisons inside each node
+//! and the pointer chase between nodes.
+//!
+//! # Allocation
+//!
+//! Unlike every other queue here, this one allocates in steady state: a B-tree
+//! node is allocated when a full node splits and freed when an emptied node
+//! merges, and under churn both keep happening at a fixed population. The
+//! harness reports those calls (`allocs_measured`); they are part of what the
+//! baseline costs, so nothing tries to hide them.
+//!
+//! # Invariants
+//!
+//! * The map and the arena hold the same timers: for every entry
+//!   `(key, (payload, slot))` of the map, the arena's `slot` holds `key`, and
+//!   conversely.
+//! * Sequence numbers are unique and increasing, so no two timers share a key
+//!   and ties between equal deadlines fire first-in, first-out. A `u64`
+//!   sequence does not wrap in any run (2^64 inserts).
+//!
+//! # Counters
+//!
+//! An ordered map has no slots, rounds or cascades, and the search inside the
+//! B-tree is not visible from outside it: every counter stays 0.
+//!
+//! # Parameters
+//!
+//! None.
+
+use std::collections::BTreeMap;
+
+use crate::arena::{Arena, Handle};
+use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
+
+/// The map's key: the deadline, then the insert's sequence number.
+type Key = (Tick, u64);
+
+/// A `BTreeMap` of timers with slab handles. See the module documentation.
+#[derive(Debug)]
+pub struct BTreeMapQueue<P> {
+    /// Pending timers by key: iteration order is firing order. The value is the
+    /// payload and the timer's slot in `keys`.
+    map: BTreeMap<Key, (P, u32)>,
+    /// The key of every pending timer, by the slot its handle names.
+    keys: Arena<Key>,
+    /// The sequence number the next insert takes.
+    next_sequence: u64,
+    now: Tick,
+}
+
+impl<P> Default for BTreeMapQueue<P> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<P> BTreeMapQueue<P> {
+    /// An empty queue at time 0.
+    pub fn new() -> Self {
+        Self {
+            map: BTreeMap::new(),
+            keys: Arena::new(),
+            next_sequence: 0,
+            now: 0,
+        }
+    }
+}
+
+impl<P> Algorithm for BTreeMapQueue<P> {
+    const NAME: &'static str = "btree-map";
+    const FAMILY: Family = Family::Baseline;
+    const SUMMARY: &'static str = "std BTreeMap keyed by (deadline, sequence) beside a slab; \
+         cancel removes the key, advance pops the first entries while due";
+
+    fn with_defaults() -> Self {
+        Self::new()
+    }
+
+    fn params(&self) -> String {
+        "-".to_owned()
+    }
+}
+
+impl<P> TimerQueue<P> for BTreeMapQueue<P> {
+    fn insert(&mut self, deadline: Tick, payload: P) -> Handle {
+        check_deadline(deadline);
+        let key = (deadline, self.next_sequence);
+        self.next_sequence += 1;
+        let handle = self.keys.insert(key);
+        let previous = self.map.insert(key, (payload, handle.index()));
+        debug_assert!(previous.is_none(), "sequence numbers are unique: {key:?}");
+        handle
+    }
+
+    fn cancel(&mut self, handle: Handle) -> Option<P> {
+        let key = self.keys.remove(handle)?;
+        let (payload, _) = self
+            .map
+            .remove(&key)
+            .expect("a pending timer's key is in the map");
+        Some(payload)
+    }
+
+    fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
+        check_deadline(now);
+        if now < self.now {
+            return;
+        }
+        self.now = now;
+        while let Some(entry) = self.map.first_entry() {
+            let (deadline, _) = *entry.key();
+            if deadline > now {
+                break;
+            }
+            let (payload, slot) = entry.remove();
+            self.keys.remove_at(slot);
+            out.push(Expired { payload, deadline });
+        }
+    }
+
+    fn next_expiry(&self) -> Option<Tick> {
+        self.map
+            .first_key_value()
+            .map(|(&(deadline, _), _)| deadline)
+    }
+
+    fn now(&self) -> Tick {
+        self.now
+    }
+
+    fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    fn counters(&self) -> Counters {
+        Counters::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_deadlines_fire_first_in_first_out() {
+        let mut queue = BTreeMapQueue::new();
+        let handles: Vec<Handle> = (0..6).map(|i| queue.insert(9, i)).collect();
+        queue.insert(3, 100);
+        assert_eq!(queue.cancel(handles[1]), Some(1));
+        let mut out = Vec::new();
+        queue.advance(9, &mut out);
+        let payloads: Vec<_> = out.iter().map(|e| e.payload).collect();
+        assert_eq!(payloads, [100, 0, 2, 3, 4, 5]);
+        assert!(queue.keys.is_empty(), "fired timers free their slots");
+    }
+
+    #[test]
+    fn stale_handle_leaves_the_timer_in_its_slot_alone() {
+        let mut queue = BTreeMapQueue::new();
+        let old = queue.insert(10, 'a');
+        let mut out = Vec::new();
+        queue.advance(10, &mut out);
+        let new = queue.insert(10, 'b');
+        assert_eq!(old.index(), new.index(), "the slot is reused");
+        assert_eq!(queue.cancel(old), None);
+        assert_eq!(queue.len(), 1);
+        assert_eq!(queue.cancel(new), Some('b'));
+        assert_eq!(queue.next_expiry(), None);
+    }
+}
