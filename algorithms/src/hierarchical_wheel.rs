@@ -234,12 +234,17 @@ fn round_down(time: Tick, tick: Tick) -> Tick {
     time - time % tick
 }
 
-/// The slot of a level with `tick` and `wheel_size` buckets that holds
-/// `deadline`: its tick number (Kafka's "virtual id") modulo the wheel size.
+/// The bucket of a level with `tick` and `wheel_size` buckets that holds
+/// `deadline`: its slot, the deadline's tick number (Kafka's "virtual id")
+/// modulo the wheel size, and its expiration, the start of that tick. One
+/// 64-bit division serves both (the tick is a power of the wheel size, not of
+/// two, so it cannot be a shift); the modulo by the `u32` wheel size is cheap.
 #[inline]
-fn slot_for(deadline: Tick, tick: Tick, wheel_size: u32) -> u32 {
+fn bucket_of(deadline: Tick, tick: Tick, wheel_size: u32) -> (u32, Tick) {
+    let virtual_id = deadline / tick;
     // The remainder is below `wheel_size`, a `u32`.
-    ((deadline / tick) % u64::from(wheel_size)) as u32
+    let slot = (virtual_id % u64::from(wheel_size)) as u32;
+    (slot, virtual_id * tick)
 }
 
 /// The span of a level with `tick` and `wheel_size` buckets, saturated at
@@ -359,10 +364,9 @@ impl<P> HierarchicalWheel<P> {
     /// Puts entry `index` in the bucket of level `k` (with `tick`) that covers
     /// `deadline`, and offers the bucket to the heap if its expiration changed.
     fn link(&mut self, index: u32, k: usize, tick: Tick, deadline: Tick) {
-        let slot = slot_for(deadline, tick, self.wheel_size);
+        let (slot, expiration) = bucket_of(deadline, tick, self.wheel_size);
         // Below MAX_LEVELS * MAX_WHEEL_SIZE, far from u32::MAX.
         let id = k as u32 * self.wheel_size + slot;
-        let expiration = round_down(deadline, tick);
         self.nodes.at_mut(index).bucket = id;
         let bucket = &mut self.buckets[id as usize];
         bucket.list.push_back(&mut self.nodes, index);
@@ -621,17 +625,20 @@ mod tests {
     #[test]
     fn slot_and_expiration_of_a_deadline() {
         // Level 0 of a 20-bucket wheel: one tick per bucket.
-        assert_eq!(slot_for(3, 1, 20), 3);
-        assert_eq!(slot_for(23, 1, 20), 3);
-        assert_eq!(round_down(23, 1), 23);
+        assert_eq!(bucket_of(3, 1, 20), (3, 3));
+        assert_eq!(bucket_of(23, 1, 20), (3, 23));
         // Level 1: 20 ticks per bucket; 35 is in bucket 1, which starts at 20.
-        assert_eq!(slot_for(35, 20, 20), 1);
-        assert_eq!(round_down(35, 20), 20);
-        assert_eq!(slot_for(400, 20, 20), 0, "a revolution later, slot 0 again");
+        assert_eq!(bucket_of(35, 20, 20), (1, 20));
         assert_eq!(
-            round_down(MAX_DEADLINE, 400),
+            bucket_of(400, 20, 20),
+            (0, 400),
+            "a revolution later, slot 0 again"
+        );
+        assert_eq!(
+            bucket_of(MAX_DEADLINE, 400, 20).1,
             MAX_DEADLINE - MAX_DEADLINE % 400
         );
+        assert_eq!(round_down(35, 20), 20);
     }
 
     #[test]
