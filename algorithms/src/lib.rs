@@ -56,6 +56,7 @@
 
 pub mod arena;
 pub mod binary_heap;
+pub mod bitmap_wheel;
 pub mod hashed_wheel;
 pub mod hierarchical_wheel;
 pub mod list;
@@ -64,6 +65,7 @@ pub mod reference;
 pub mod registry;
 pub mod rounds_wheel;
 pub mod sorted_list;
+pub mod ticked_hierarchical_wheel;
 
 pub use arena::Handle;
 

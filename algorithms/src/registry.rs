@@ -26,6 +26,8 @@ pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
     visitor.visit::<crate::rounds_wheel::RoundsWheel<Payload>>();
     visitor.visit::<crate::hashed_wheel::HashedWheel<Payload>>();
     visitor.visit::<crate::hierarchical_wheel::HierarchicalWheel<Payload>>();
+    visitor.visit::<crate::bitmap_wheel::BitmapWheel<Payload>>();
+    visitor.visit::<crate::ticked_hierarchical_wheel::TickedHierarchicalWheel<Payload>>();
 }
 
 /// Name, summary and default parameters of a registered algorithm.
