@@ -60,6 +60,7 @@
 
 pub mod arena;
 pub mod binary_heap;
+pub mod bitmap_wheel;
 pub mod btree_map;
 pub mod hashed_wheel;
 pub mod hierarchical_wheel;
@@ -71,6 +72,7 @@ pub mod registry;
 pub mod rounds_wheel;
 pub mod sorted_list;
 pub mod std_binary_heap;
+pub mod ticked_hierarchical_wheel;
 
 pub use arena::Handle;
 

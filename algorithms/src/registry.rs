@@ -21,14 +21,19 @@ pub trait AlgorithmVisitor {
 ///
 /// To register an algorithm, add one line here.
 pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
+    // The seed schemes (Varghese & Lauck, Netty, Kafka).
     visitor.visit::<crate::sorted_list::SortedList<Payload>>();
     visitor.visit::<crate::binary_heap::IndexedBinaryHeap<Payload>>();
     visitor.visit::<crate::rounds_wheel::RoundsWheel<Payload>>();
     visitor.visit::<crate::hashed_wheel::HashedWheel<Payload>>();
     visitor.visit::<crate::hierarchical_wheel::HierarchicalWheel<Payload>>();
+    visitor.visit::<crate::ticked_hierarchical_wheel::TickedHierarchicalWheel<Payload>>();
+    // The designs that came after them.
+    visitor.visit::<crate::bitmap_wheel::BitmapWheel<Payload>>();
+    visitor.visit::<crate::quad_heap::QuadHeap<Payload>>();
+    // The standard library baselines.
     visitor.visit::<crate::std_binary_heap::StdBinaryHeap<Payload>>();
     visitor.visit::<crate::btree_map::BTreeMapQueue<Payload>>();
-    visitor.visit::<crate::quad_heap::QuadHeap<Payload>>();
 }
 
 /// Name, summary and default parameters of a registered algorithm.
