@@ -56,6 +56,7 @@
 
 pub mod arena;
 pub mod binary_heap;
+pub mod calendar_queue;
 pub mod hashed_wheel;
 pub mod hierarchical_wheel;
 pub mod list;

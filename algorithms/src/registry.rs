@@ -26,6 +26,7 @@ pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
     visitor.visit::<crate::rounds_wheel::RoundsWheel<Payload>>();
     visitor.visit::<crate::hashed_wheel::HashedWheel<Payload>>();
     visitor.visit::<crate::hierarchical_wheel::HierarchicalWheel<Payload>>();
+    visitor.visit::<crate::calendar_queue::CalendarQueue<Payload>>();
 }
 
 /// Name, summary and default parameters of a registered algorithm.
