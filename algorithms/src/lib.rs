@@ -62,6 +62,7 @@ pub mod arena;
 pub mod binary_heap;
 pub mod bitmap_wheel;
 pub mod btree_map;
+pub mod calendar_queue;
 pub mod hashed_wheel;
 pub mod hierarchical_wheel;
 pub mod list;

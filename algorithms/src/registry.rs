@@ -31,6 +31,7 @@ pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
     // The designs that came after them.
     visitor.visit::<crate::bitmap_wheel::BitmapWheel<Payload>>();
     visitor.visit::<crate::quad_heap::QuadHeap<Payload>>();
+    visitor.visit::<crate::calendar_queue::CalendarQueue<Payload>>();
     // The standard library baselines.
     visitor.visit::<crate::std_binary_heap::StdBinaryHeap<Payload>>();
     visitor.visit::<crate::btree_map::BTreeMapQueue<Payload>>();
