@@ -136,8 +136,8 @@ pub const DEFAULT_WHEEL_SIZE: usize = 20;
 /// its tick, and the levels would never reach a far deadline.
 pub const MIN_WHEEL_SIZE: usize = 2;
 
-/// The largest wheel size. Bucket ids are `u32`s below [`OVERDUE`]; with at most
-/// [`MAX_LEVELS`] levels this leaves ample room. Real wheels are far smaller:
+/// The largest wheel size. Bucket ids are `u32`s below the overdue marker; with at most
+/// 64 levels this leaves ample room. Real wheels are far smaller:
 /// Kafka uses 20, tokio and Linux 64, Netty 512.
 pub const MAX_WHEEL_SIZE: usize = 1 << 16;
 

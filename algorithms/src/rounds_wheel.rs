@@ -102,7 +102,7 @@ use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadli
 pub const DEFAULT_SLOTS: usize = 512;
 
 /// The largest slot count: Netty rejects `ticksPerWheel` above 2^30. It also
-/// keeps every slot index below [`OVERDUE`] in a `u32`.
+/// keeps every slot index below the overdue marker (`u32::MAX`).
 pub const MAX_SLOTS: usize = 1 << 30;
 
 /// An advance that spans more than this many revolutions may use fast-forward

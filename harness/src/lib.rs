@@ -7,7 +7,7 @@
 //!
 //! * [`replay`]: the drivers (event, tick) and the one replay loop every pass runs.
 //! * [`passes`]: the verification, throughput and latency passes as hooks.
-//! * [`bench`]: the reference run and the three passes per (algorithm, workload).
+//! * [`bench`](mod@bench): the reference run and the three passes per (algorithm, workload).
 //! * [`select`]: command-line names and files to a validated selection.
 //! * [`output`]: result rows, the CSV schema, atomic writes.
 //! * [`metadata`]: the run metadata.
