@@ -21,16 +21,31 @@
 //!   handle of a timer that has fired or was cancelled returns `None`, and never
 //!   cancels another timer that reused its storage: handles carry a generation.
 //! * [`TimerQueue::advance`] moves the clock to `now` and appends every pending
-//!   timer with `deadline <= now` to the caller's buffer, with its deadline, in
-//!   non-decreasing deadline order within the call (ties in any order). Time never
-//!   goes backwards: an earlier `now` fires nothing and leaves the clock as it was.
+//!   timer that is *due* by `now` (see below; for an exact algorithm, every timer
+//!   with `deadline <= now`) to the caller's buffer, with the deadline it was
+//!   inserted with, in non-decreasing order of due tick within the call (ties in
+//!   any order; for an exact algorithm that is deadline order). Time never goes
+//!   backwards: an earlier `now` fires nothing and leaves the clock as it was.
 //!   `now` is at most [`MAX_DEADLINE`], like every deadline.
 //! * [`TimerQueue::next_expiry`] is a lower bound `L`: advancing to any time
 //!   before `L` fires nothing. It is `None` when the queue is empty. After an
 //!   advance to `now` it is either `None` or greater than `now`, so a driver that
 //!   advances to `max(now, next_expiry())` always makes progress.
-//! * Every algorithm here is exact: a timer fires in the first advance whose `now`
-//!   reaches its deadline, never earlier and never later.
+//! * **Due tick and lateness.** A timer inserted while the queue's clock reads
+//!   `now` is due at [`Algorithm::due_at`]`(now, deadline)`: it fires in the first
+//!   advance whose `now` reaches that tick, and until then it is pending (a cancel
+//!   returns its payload even after its deadline has passed). `due_at` is a pure
+//!   function of the two ticks, so the reference model reproduces an algorithm's
+//!   fire ticks and cancel outcomes exactly. An algorithm is *exact*
+//!   ([`Algorithm::EXACT`], the default) when `due_at(now, deadline) == deadline`:
+//!   every timer fires in the first advance that reaches its deadline. An inexact
+//!   one declares how late it may be, [`Algorithm::lateness_bound`], and keeps it:
+//!   for `deadline > now`,
+//!   `deadline <= due_at(now, deadline) <= deadline + lateness_bound(deadline - now)`
+//!   and `due_at(now, deadline) <= MAX_DEADLINE` (so advancing to [`MAX_DEADLINE`]
+//!   fires everything); for an overdue insert, `deadline <= now`,
+//!   `due_at(now, deadline) <= now` (it fires at the next advance). No algorithm
+//!   ever fires a timer early. Only `linux-wheel` is inexact.
 //!
 //! # Example
 //!
@@ -65,6 +80,7 @@ pub mod btree_map;
 pub mod calendar_queue;
 pub mod hashed_wheel;
 pub mod hierarchical_wheel;
+pub mod linux_wheel;
 pub mod list;
 pub mod overdue;
 pub mod quad_heap;
@@ -86,8 +102,8 @@ pub type Tick = u64;
 pub const MAX_DEADLINE: Tick = 1 << 62;
 
 /// A timer handed back by [`TimerQueue::advance`]: its payload and the deadline it
-/// was inserted with (which may be earlier than the advance that fired it, for a
-/// timer inserted already due).
+/// was inserted with (which may be earlier than the advance that fired it: for a
+/// timer inserted already due, and for an inexact algorithm's late timer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Expired<P> {
     /// The payload given to [`TimerQueue::insert`].
@@ -187,6 +203,27 @@ pub trait Algorithm: Sized {
     /// in the results). Only an algorithm with a super-logarithmic operation, such
     /// as the sorted list's O(n) insert, sets it below the default.
     const PENDING_LIMIT: usize = usize::MAX;
+    /// Whether every timer fires exactly at its deadline: `true` (the default)
+    /// unless the algorithm overrides [`Algorithm::due_at`] to fire late. See the
+    /// crate documentation's contract.
+    const EXACT: bool = true;
+    /// The tick from which a timer inserted while the queue's clock read `now`,
+    /// with `deadline`, is due: it fires in the first advance whose `now` reaches
+    /// this tick. The default, `deadline`, is an exact algorithm's. An override
+    /// (which sets [`Algorithm::EXACT`] to `false`) must be a pure function that
+    /// keeps [`Algorithm::lateness_bound`]'s guarantee, never exceeds
+    /// [`MAX_DEADLINE`], and returns at most `now` for an overdue insert
+    /// (`deadline <= now`), which fires at the next advance.
+    fn due_at(_now: Tick, deadline: Tick) -> Tick {
+        deadline
+    }
+    /// The declared lateness guarantee for a timer inserted `delay` ticks before
+    /// its deadline (`delay >= 1`): for every `now` and `deadline > now`,
+    /// `deadline <= due_at(now, deadline) <= deadline + lateness_bound(deadline - now)`.
+    /// 0 (the default) for an exact algorithm.
+    fn lateness_bound(_delay: Tick) -> Tick {
+        0
+    }
     /// Build the algorithm with its documented default parameters.
     fn with_defaults() -> Self;
     /// The parameters in force, as a short string for the results,
@@ -236,8 +273,10 @@ pub trait TimerQueue<P> {
         Some(self.insert(deadline, payload))
     }
 
-    /// Moves the clock to `now` and appends every timer with `deadline <= now` to
-    /// `out`, in non-decreasing deadline order. An earlier `now` does nothing.
+    /// Moves the clock to `now` and appends every timer due by `now` to `out`
+    /// (for an exact algorithm, every timer with `deadline <= now`; see
+    /// [`Algorithm::due_at`]), in non-decreasing order of due tick. An earlier
+    /// `now` does nothing.
     ///
     /// # Panics
     ///

@@ -2,10 +2,18 @@
 //!
 //! This is not a contender. It exists so that every algorithm can be compared,
 //! operation by operation, with something whose correctness is evident: pending
-//! timers in a `BTreeMap` keyed by `(deadline, sequence)`, handles that are the
+//! timers in a `BTreeMap` keyed by `(due tick, sequence)`, handles that are the
 //! sequence number itself (so a stale handle can never name another timer), and an
 //! advance that pops the map's first entries. The conformance suite and the
 //! harness's equivalence checksum both use it.
+//!
+//! The due tick of a timer is its deadline for the exact model, [`ReferenceModel::new`].
+//! For an inexact algorithm, [`ReferenceModel::with_due_at`] takes the algorithm's
+//! [`Algorithm::due_at`](crate::Algorithm::due_at) and applies it at insert, to the
+//! model's clock and the deadline, exactly as the contract defines the due tick; the
+//! model then reproduces that algorithm's fire ticks and cancel outcomes (a late
+//! timer stays cancellable after its deadline) while handing out the inserted
+//! deadline in [`Expired`].
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -15,15 +23,27 @@ use crate::{Expired, Tick};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ModelHandle(u64);
 
+/// A due-tick function, `(clock at insert, deadline) -> due tick`: the type of
+/// [`Algorithm::due_at`](crate::Algorithm::due_at).
+pub type DueAt = fn(Tick, Tick) -> Tick;
+
+/// The exact due tick: the deadline itself.
+fn exact(_now: Tick, deadline: Tick) -> Tick {
+    deadline
+}
+
 /// The plain model of the contract. See the module documentation.
 #[derive(Debug)]
 pub struct ReferenceModel<P> {
     now: Tick,
     next_sequence: u64,
-    /// Pending timers by `(deadline, sequence)`: iteration order is firing order.
-    pending: BTreeMap<(Tick, u64), P>,
-    /// The deadline of every pending timer, by sequence number.
-    deadlines: HashMap<u64, Tick>,
+    /// When a timer inserted at the model's clock is due; [`exact`] by default.
+    due_at: DueAt,
+    /// Pending timers by `(due tick, sequence)`, with their deadlines: iteration
+    /// order is firing order.
+    pending: BTreeMap<(Tick, u64), (Tick, P)>,
+    /// The due tick of every pending timer, by sequence number.
+    due: HashMap<u64, Tick>,
 }
 
 impl<P> Default for ReferenceModel<P> {
@@ -33,13 +53,20 @@ impl<P> Default for ReferenceModel<P> {
 }
 
 impl<P> ReferenceModel<P> {
-    /// An empty model at time 0.
+    /// An empty exact model at time 0: every timer is due at its deadline.
     pub fn new() -> Self {
+        Self::with_due_at(exact)
+    }
+
+    /// An empty model at time 0 whose timers are due at `due_at(now, deadline)`,
+    /// `now` being the model's clock at insert: the model of an inexact algorithm.
+    pub fn with_due_at(due_at: DueAt) -> Self {
         Self {
             now: 0,
             next_sequence: 0,
+            due_at,
             pending: BTreeMap::new(),
-            deadlines: HashMap::new(),
+            due: HashMap::new(),
         }
     }
 
@@ -47,8 +74,9 @@ impl<P> ReferenceModel<P> {
     pub fn insert(&mut self, deadline: Tick, payload: P) -> ModelHandle {
         let sequence = self.next_sequence;
         self.next_sequence += 1;
-        self.pending.insert((deadline, sequence), payload);
-        self.deadlines.insert(sequence, deadline);
+        let due = (self.due_at)(self.now, deadline);
+        self.pending.insert((due, sequence), (deadline, payload));
+        self.due.insert(sequence, due);
         ModelHandle(sequence)
     }
 
@@ -61,11 +89,13 @@ impl<P> ReferenceModel<P> {
 
     /// Cancels a pending timer; `None` if it fired or was cancelled.
     pub fn cancel(&mut self, handle: ModelHandle) -> Option<P> {
-        let deadline = self.deadlines.remove(&handle.0)?;
-        self.pending.remove(&(deadline, handle.0))
+        let due = self.due.remove(&handle.0)?;
+        self.pending
+            .remove(&(due, handle.0))
+            .map(|(_, payload)| payload)
     }
 
-    /// Fires every timer with `deadline <= now`, earliest first, ties in insertion
+    /// Fires every timer due by `now`, earliest due tick first, ties in insertion
     /// order. An earlier `now` does nothing.
     pub fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
         if now < self.now {
@@ -73,19 +103,20 @@ impl<P> ReferenceModel<P> {
         }
         self.now = now;
         while let Some(entry) = self.pending.first_entry() {
-            let (deadline, sequence) = *entry.key();
-            if deadline > now {
+            let (due, sequence) = *entry.key();
+            if due > now {
                 break;
             }
-            let payload = entry.remove();
-            self.deadlines.remove(&sequence);
+            let (deadline, payload) = entry.remove();
+            self.due.remove(&sequence);
             out.push(Expired { payload, deadline });
         }
     }
 
-    /// The exact next deadline, or `None` when empty.
+    /// The exact next due tick (the next deadline, for the exact model), or
+    /// `None` when empty.
     pub fn next_expiry(&self) -> Option<Tick> {
-        self.pending.keys().next().map(|&(deadline, _)| deadline)
+        self.pending.keys().next().map(|&(due, _)| due)
     }
 
     /// The current time.
@@ -134,5 +165,34 @@ mod tests {
         assert_eq!(out.len(), 1, "an earlier now fires nothing");
         model.advance(10, &mut out);
         assert_eq!(out.len(), 2, "an overdue timer fires at the next advance");
+    }
+
+    #[test]
+    fn an_inexact_model_fires_by_due_tick_and_keeps_late_timers_cancellable() {
+        // Due at the next multiple of 10 after the deadline (overdue: at once).
+        fn round_up_to_ten(now: Tick, deadline: Tick) -> Tick {
+            if deadline <= now {
+                deadline
+            } else {
+                deadline.div_ceil(10) * 10
+            }
+        }
+        let mut model = ReferenceModel::with_due_at(round_up_to_ten);
+        let late = model.insert(11, 'a');
+        model.insert(20, 'b');
+        model.insert(12, 'c');
+        assert_eq!(model.next_expiry(), Some(20));
+        let mut out = Vec::new();
+        model.advance(15, &mut out);
+        assert!(out.is_empty(), "nothing is due before 20");
+        assert_eq!(model.cancel(late), Some('a'), "late, but still pending");
+        model.insert(3, 'd');
+        model.advance(20, &mut out);
+        let fired: Vec<(Tick, char)> = out.iter().map(|e| (e.deadline, e.payload)).collect();
+        assert_eq!(
+            fired,
+            [(3, 'd'), (20, 'b'), (12, 'c')],
+            "by due tick, ties in insertion order (not deadline order), each with its own deadline"
+        );
     }
 }

@@ -30,6 +30,7 @@ pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
     visitor.visit::<crate::ticked_hierarchical_wheel::TickedHierarchicalWheel<Payload>>();
     // The designs that came after them.
     visitor.visit::<crate::bitmap_wheel::BitmapWheel<Payload>>();
+    visitor.visit::<crate::linux_wheel::LinuxWheel<Payload>>();
     visitor.visit::<crate::quad_heap::QuadHeap<Payload>>();
     visitor.visit::<crate::calendar_queue::CalendarQueue<Payload>>();
     // The standard library baselines.
@@ -46,6 +47,8 @@ pub struct AlgorithmInfo {
     pub summary: &'static str,
     /// [`Algorithm::FAMILY`].
     pub family: Family,
+    /// [`Algorithm::EXACT`].
+    pub exact: bool,
     /// [`Algorithm::params`] of the default configuration.
     pub params: String,
 }
@@ -59,6 +62,7 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
                 name: Q::NAME,
                 summary: Q::SUMMARY,
                 family: Q::FAMILY,
+                exact: Q::EXACT,
                 params: Q::with_defaults().params(),
             });
         }

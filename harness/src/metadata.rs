@@ -24,12 +24,14 @@ pub struct Settings {
     pub driver: String,
 }
 
-/// An algorithm as run: name, family (for grouping in reports), parameters and
+/// An algorithm as run: name, family (for grouping in reports), whether it is
+/// exact (an inexact one fires late, within its declared bound), parameters and
 /// one-line summary.
 #[derive(Debug, Serialize)]
 pub struct AlgorithmEntry {
     name: String,
     family: &'static str,
+    exact: bool,
     params: String,
     summary: &'static str,
 }
@@ -77,6 +79,7 @@ impl Metadata {
                 .map(|info| AlgorithmEntry {
                     name: info.name.to_owned(),
                     family: info.family.as_str(),
+                    exact: info.exact,
                     params: info.params,
                     summary: info.summary,
                 })

@@ -120,7 +120,8 @@ pub struct TapeFacts {
     pub cancels: u64,
     /// Reschedules in the measured phase.
     pub reschedules: u64,
-    /// The reference model's largest pending population.
+    /// The exact reference model's largest pending population: the figure of a
+    /// skipped row (a measured row reports the algorithm's own).
     pub max_pending: u64,
 }
 
@@ -170,7 +171,7 @@ impl Rows {
             cancel_hits: m.map(|m| m.cancel_hits),
             reschedule_hits: m.map(|m| m.reschedule_hits),
             fired: m.map(|m| m.fired),
-            max_pending: facts.max_pending,
+            max_pending: m.map_or(facts.max_pending, |m| m.max_pending as u64),
             wakeups: m.map(|m| m.wakeups),
             empty_wakeups: m.map(|m| m.empty_wakeups),
             slot_visits: c.map(|c| c.slot_visits),
@@ -180,7 +181,7 @@ impl Rows {
             bucket_expirations: c.map(|c| c.bucket_expirations),
             insert_scan_steps: c.map(|c| c.insert_scan_steps),
             peak_bytes: m.map(|m| m.peak_bytes),
-            bytes_per_pending: m.map(|m| m.peak_bytes as f64 / facts.max_pending.max(1) as f64),
+            bytes_per_pending: m.map(|m| m.peak_bytes as f64 / m.max_pending.max(1) as f64),
             allocs_measured: m.map(|m| m.allocs_measured),
             max_lateness_ticks: m.map(|m| m.max_lateness),
             checksum: m.map_or_else(String::new, |m| m.checksum.to_hex()),

@@ -2,9 +2,11 @@
 //!
 //! An operation sequence is a list of `(selector, raw)` pairs. Each pair is
 //! decoded against the state at the moment it runs (the current time, the handles
-//! issued so far, the model's next deadline), so that every generated sequence is
+//! issued so far, the model's next due tick), so that every generated sequence is
 //! meaningful and proptest's shrinking keeps it so. The same sequence is applied
-//! to the algorithm under test and to `ReferenceModel`, and after every step:
+//! to the algorithm under test and to `ReferenceModel::with_due_at(Q::due_at)`,
+//! which for an exact algorithm is the exact model and for an inexact one fires
+//! each timer at the tick the algorithm declares, and after every step:
 //!
 //! * an insert: nothing to compare yet;
 //! * a cancel (of a pending, fired, cancelled, rescheduled-away or reused-slot
@@ -12,12 +14,13 @@
 //! * a reschedule (of a pending timer to a deadline of any kind, or of any handle
 //!   ever issued): both agree on whether the timer was pending; a handle the
 //!   algorithm replaced joins the stale handles that later cancels try;
-//! * an advance: the algorithm's output is in non-decreasing deadline order and is
-//!   the same multiset of `(deadline, payload)` as the model's; `now()` agrees;
+//! * an advance: the algorithm's output is in non-decreasing order of due tick
+//!   (deadline order, for an exact algorithm) and is the same multiset of
+//!   `(deadline, payload)` as the model's; `now()` agrees;
 //!
 //! and always: `len()` agrees, the work counters never decrease (and empty slot
 //! visits never exceed slot visits), and `next_expiry()` is a valid lower bound (`None`
-//! exactly when empty, at most the model's exact next deadline, and after a
+//! exactly when empty, at most the model's exact next due tick, and after a
 //! forward advance greater than `now`).
 
 use algorithms::reference::{ModelHandle, ReferenceModel};
@@ -45,12 +48,14 @@ const SOAK_PENDING_CAP: usize = 20_000;
 
 /// Deadlines that are not random but sit on the boundaries wheels care about:
 /// powers of two (tokio, Linux, Netty's rounded slot counts), powers of 20
-/// (Kafka's default wheel size) and multiples of 512 (Netty's default).
+/// (Kafka's default wheel size), multiples of 512 (Netty's default) and
+/// `63 * 8^k` (where Linux's wheel moves a delay to a coarser level).
 fn boundary_delay(raw: u64) -> Tick {
-    let base = match raw % 3 {
+    let base = match raw % 4 {
         0 => 1u64 << ((raw >> 2) % 62),
         1 => 20u64.pow(((raw >> 2) % 14) as u32),
-        _ => 512 * ((raw >> 2) % 64 + 1),
+        2 => 512 * ((raw >> 2) % 64 + 1),
+        _ => 63u64 << (3 * ((raw >> 2) % 20)),
     };
     // One below, at, or one above the boundary.
     (base + ((raw >> 8) % 3)).saturating_sub(1)
@@ -61,8 +66,9 @@ struct Run<Q> {
     queue: Q,
     model: ReferenceModel<Payload>,
     /// The current handle of every timer ever inserted, by payload (the payload
-    /// is the insert's number), with its latest deadline.
-    issued: Vec<(Handle, ModelHandle, Tick)>,
+    /// is the insert's number), with its latest deadline and due tick (`Q::due_at`
+    /// when it was armed).
+    issued: Vec<(Handle, ModelHandle, Tick, Tick)>,
     /// Handles that a reschedule replaced with a new one: stale from then on.
     retired: Vec<(Handle, ModelHandle)>,
     /// Payloads of the timers still pending, for picking a pending one to cancel.
@@ -80,7 +86,7 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
     fn new(pending_cap: usize) -> Self {
         Self {
             queue: Q::with_defaults(),
-            model: ReferenceModel::new(),
+            model: ReferenceModel::with_due_at(Q::due_at),
             issued: Vec::new(),
             retired: Vec::new(),
             pending: Vec::new(),
@@ -131,7 +137,7 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
                 if all > 0 {
                     let pick = (raw % all as u64) as usize;
                     let (handle, model_handle) = match self.issued.get(pick) {
-                        Some(&(handle, model_handle, _)) => (handle, model_handle),
+                        Some(&(handle, model_handle, _, _)) => (handle, model_handle),
                         None => self.retired[pick - self.issued.len()],
                     };
                     self.cancel(handle, model_handle);
@@ -151,7 +157,7 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
             80..88 => self.advance((now + raw % 100).min(MAX_DEADLINE)),
             88..92 => self.advance((now + raw % 20_000).min(MAX_DEADLINE)),
             92..96 => {
-                // To the model's next deadline, or just before or after it.
+                // To the model's next due tick, or just before or after it.
                 let target = self.model.next_expiry().unwrap_or(now).max(now);
                 self.advance((target + raw % 3).saturating_sub(1).min(MAX_DEADLINE));
             }
@@ -207,7 +213,7 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
                 if self.issued.is_empty() {
                     0
                 } else {
-                    let (_, _, deadline) =
+                    let (_, _, deadline, _) =
                         self.issued[((raw >> 8) % self.issued.len() as u64) as usize];
                     return deadline;
                 }
@@ -218,9 +224,10 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
 
     fn insert(&mut self, deadline: Tick) {
         let payload = self.issued.len() as Payload;
+        let due = Q::due_at(self.model.now(), deadline);
         let handle = self.queue.insert(deadline, payload);
         let model_handle = self.model.insert(deadline, payload);
-        self.issued.push((handle, model_handle, deadline));
+        self.issued.push((handle, model_handle, deadline, due));
         self.pending_position.push(self.pending.len());
         self.pending.push(payload);
     }
@@ -230,13 +237,14 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
             return;
         }
         let payload = self.pending[(raw % self.pending.len() as u64) as usize];
-        let (handle, model_handle, _) = self.issued[payload as usize];
+        let (handle, model_handle, _, _) = self.issued[payload as usize];
         self.cancel(handle, model_handle);
     }
 
     /// Reschedules timer `payload` (its current handles) in both queues.
     fn reschedule(&mut self, payload: Payload, deadline: Tick) {
-        let (handle, model_handle, _) = self.issued[payload as usize];
+        let (handle, model_handle, _, _) = self.issued[payload as usize];
+        let due = Q::due_at(self.model.now(), deadline);
         let got = self.queue.reschedule(handle, deadline);
         let want = self.model.reschedule(model_handle, deadline);
         assert_eq!(
@@ -252,7 +260,7 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
             if new != handle {
                 self.retired.push((handle, model_handle));
             }
-            self.issued[payload as usize] = (new, new_model, deadline);
+            self.issued[payload as usize] = (new, new_model, deadline, due);
         }
     }
 
@@ -271,9 +279,10 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
         let before = self.model.now();
         self.queue.advance(to, &mut self.out);
         self.model.advance(to, &mut self.model_out);
+        let due = |expired: &Expired<Payload>| self.issued[expired.payload as usize].3;
         assert!(
-            self.out.windows(2).all(|w| w[0].deadline <= w[1].deadline),
-            "advance({to}) from {before} delivered out of deadline order: {:?}",
+            self.out.windows(2).all(|w| due(&w[0]) <= due(&w[1])),
+            "advance({to}) from {before} delivered out of due-tick order: {:?}",
             self.out
         );
         let mut got: Vec<(Tick, Payload)> =
@@ -324,11 +333,11 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
             (None, None) => {}
             (Some(bound), Some(exact)) => assert!(
                 bound <= exact,
-                "next_expiry() = {bound} is after the next deadline {exact} (now={})",
+                "next_expiry() = {bound} is after the next due tick {exact} (now={})",
                 self.model.now()
             ),
             (got, want) => panic!(
-                "next_expiry() = {got:?} but the next deadline is {want:?} (now={})",
+                "next_expiry() = {got:?} but the next due tick is {want:?} (now={})",
                 self.model.now()
             ),
         }

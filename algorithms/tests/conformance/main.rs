@@ -6,13 +6,18 @@
 //! `cargo test -- hashed-wheel::` runs one algorithm's checks.
 //!
 //! * `differential` (see `differential.rs`): random operation sequences replayed
-//!   against the algorithm and the reference model, compared after every step.
+//!   against the algorithm and the reference model built with the algorithm's
+//!   `Algorithm::due_at` (the exact model, for an exact algorithm), compared
+//!   after every step.
 //! * `edge_cases.rs`: the hand-written cases the contract names.
+//! * `lateness_within_bound` (see `lateness.rs`): the algorithm's declared due
+//!   tick keeps its declared lateness bound, and an exact one is exact.
 //! * `soak`: a long seeded differential run, ignored by default; `make soak` runs
 //!   it in release mode.
 
 mod differential;
 mod edge_cases;
+mod lateness;
 
 use algorithms::registry::{self, AlgorithmVisitor, Payload};
 use algorithms::{Algorithm, TimerQueue};
@@ -71,6 +76,10 @@ impl AlgorithmVisitor for Trials {
             (
                 "reschedule_moves_only_pending_timers",
                 edge_cases::reschedule_moves_only_pending_timers::<Q>,
+            ),
+            (
+                "lateness_within_bound",
+                lateness::lateness_within_bound::<Q>,
             ),
         ];
         for &(check, run) in checks {
