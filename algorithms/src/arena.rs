@@ -95,6 +95,13 @@ impl<T> Arena<T> {
         self.slots.len()
     }
 
+    /// Makes room for at least `additional` more entries than are stored now
+    /// (vacant slots count as room), so that storing them does not allocate.
+    pub fn reserve(&mut self, additional: usize) {
+        let vacant = self.slots.len() - self.len;
+        self.slots.reserve(additional.saturating_sub(vacant));
+    }
+
     /// Stores `value` and returns its handle, reusing a vacant slot when there is one.
     ///
     /// # Panics

@@ -267,6 +267,13 @@ impl<P> TimerQueue<P> for IndexedBinaryHeap<P> {
         }
     }
 
+    fn reserve(&mut self, additional: usize) {
+        self.payloads.reserve(additional);
+        self.heap.reserve(additional);
+        // One position per arena slot, and the arena grows by at most this much.
+        self.positions.reserve(additional);
+    }
+
     fn next_expiry(&self) -> Option<Tick> {
         self.heap.first().map(|key| key.deadline)
     }

@@ -420,6 +420,10 @@ impl<P> TimerQueue<P> for BitmapWheel<P> {
         self.elapsed = now;
     }
 
+    fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve(additional);
+    }
+
     fn next_expiry(&self) -> Option<Tick> {
         let wheel = self.next_expiration().map(|expiration| expiration.deadline);
         match (wheel, self.overdue.bound()) {

@@ -688,6 +688,12 @@ impl<P> TimerQueue<P> for CalendarQueue<P> {
         self.now = now;
     }
 
+    fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve(additional);
+        // A resize copies every calendar timer through the scratch buffer.
+        self.scratch.reserve(self.calendar_len + additional);
+    }
+
     fn next_expiry(&self) -> Option<Tick> {
         if self.nodes.is_empty() {
             return None;

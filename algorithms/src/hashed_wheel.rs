@@ -363,6 +363,10 @@ impl<P> TimerQueue<P> for HashedWheel<P> {
         }
     }
 
+    fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve(additional);
+    }
+
     fn next_expiry(&self) -> Option<Tick> {
         if self.nodes.is_empty() {
             None

@@ -125,6 +125,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::arena::{Arena, Handle};
+use crate::divisor::Divisor;
 use crate::list::{Linked, Links, List};
 use crate::overdue::Overdue;
 use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
@@ -196,8 +197,9 @@ impl Bucket {
 /// The clock and geometry of one level: Kafka's `TimingWheel`, minus its buckets.
 #[derive(Clone, Copy, Debug)]
 struct Level {
-    /// The span of one bucket: `wheel_size^k` for level `k`.
-    tick: Tick,
+    /// The span of one bucket: `wheel_size^k` for level `k`, as a [`Divisor`]
+    /// because every placement divides a deadline by it.
+    tick: Divisor,
     /// The span of the whole level, `tick * wheel_size`, or `u64::MAX` when that
     /// overflows: such a level covers every deadline.
     interval: Tick,
@@ -223,28 +225,24 @@ pub struct HierarchicalWheel<P> {
     overdue: Overdue,
     /// Buckets per level.
     wheel_size: u32,
+    /// `wheel_size` as a [`Divisor`], for the slot of a deadline's tick number.
+    slots: Divisor,
     now: Tick,
     counters: Counters,
 }
 
-/// The start of the `tick`-long span that holds `time`: a bucket's expiration,
-/// and a level's clock.
+/// The bucket of a level with `tick` and `slots` (the wheel size) buckets that
+/// holds `deadline`: its slot, the deadline's tick number (Kafka's "virtual id")
+/// modulo the wheel size, and its expiration, the start of that tick. The tick
+/// is a power of the wheel size, not of two, so neither step is a shift; both
+/// are multiplications by precomputed reciprocals (see [`crate::divisor`]),
+/// which is what a 64-bit division per placement would otherwise cost.
 #[inline]
-fn round_down(time: Tick, tick: Tick) -> Tick {
-    time - time % tick
-}
-
-/// The bucket of a level with `tick` and `wheel_size` buckets that holds
-/// `deadline`: its slot, the deadline's tick number (Kafka's "virtual id")
-/// modulo the wheel size, and its expiration, the start of that tick. One
-/// 64-bit division serves both (the tick is a power of the wheel size, not of
-/// two, so it cannot be a shift); the modulo by the `u32` wheel size is cheap.
-#[inline]
-fn bucket_of(deadline: Tick, tick: Tick, wheel_size: u32) -> (u32, Tick) {
-    let virtual_id = deadline / tick;
-    // The remainder is below `wheel_size`, a `u32`.
-    let slot = (virtual_id % u64::from(wheel_size)) as u32;
-    (slot, virtual_id * tick)
+fn bucket_of(deadline: Tick, tick: Divisor, slots: Divisor) -> (u32, Tick) {
+    let virtual_id = tick.quotient(deadline);
+    // The remainder is below the wheel size, a `u32`.
+    let slot = (virtual_id - slots.round_down(virtual_id)) as u32;
+    (slot, virtual_id * tick.get())
 }
 
 /// The span of a level with `tick` and `wheel_size` buckets, saturated at
@@ -281,7 +279,7 @@ impl<P> HierarchicalWheel<P> {
             nodes: Arena::new(),
             buckets: vec![Bucket::EMPTY; wheel_size as usize],
             levels: vec![Level {
-                tick: LEVEL_0_TICK,
+                tick: Divisor::new(LEVEL_0_TICK),
                 interval: level_interval(LEVEL_0_TICK, wheel_size),
                 current_time: 0,
             }],
@@ -292,6 +290,7 @@ impl<P> HierarchicalWheel<P> {
             heap: BinaryHeap::with_capacity(wheel_size as usize),
             overdue: Overdue::EMPTY,
             wheel_size,
+            slots: Divisor::new(u64::from(wheel_size)),
             now: 0,
             counters: Counters::default(),
         }
@@ -316,11 +315,11 @@ impl<P> HierarchicalWheel<P> {
             "no level above a saturated one: {} levels, top {top:?}",
             self.levels.len()
         );
-        let tick = top.interval;
+        let tick = Divisor::new(top.interval);
         self.levels.push(Level {
             tick,
-            interval: level_interval(tick, self.wheel_size),
-            current_time: round_down(top.current_time, tick),
+            interval: level_interval(tick.get(), self.wheel_size),
+            current_time: tick.round_down(top.current_time),
         });
         let len = self.buckets.len() + self.wheel_size as usize;
         self.buckets.resize(len, Bucket::EMPTY);
@@ -340,7 +339,7 @@ impl<P> HierarchicalWheel<P> {
             "deadline {deadline} is before the wheel time {}",
             level_0.current_time
         );
-        if deadline - level_0.current_time < level_0.tick {
+        if deadline - level_0.current_time < level_0.tick.get() {
             return false;
         }
         // Kafka also checks "already expired" at every higher level, but a
@@ -363,8 +362,8 @@ impl<P> HierarchicalWheel<P> {
 
     /// Puts entry `index` in the bucket of level `k` (with `tick`) that covers
     /// `deadline`, and offers the bucket to the heap if its expiration changed.
-    fn link(&mut self, index: u32, k: usize, tick: Tick, deadline: Tick) {
-        let (slot, expiration) = bucket_of(deadline, tick, self.wheel_size);
+    fn link(&mut self, index: u32, k: usize, tick: Divisor, deadline: Tick) {
+        let (slot, expiration) = bucket_of(deadline, tick, self.slots);
         // Below MAX_LEVELS * MAX_WHEEL_SIZE, far from u32::MAX.
         let id = k as u32 * self.wheel_size + slot;
         self.nodes.at_mut(index).bucket = id;
@@ -393,10 +392,10 @@ impl<P> HierarchicalWheel<P> {
                 "clock going back from {} to {time}",
                 level.current_time
             );
-            if time - level.current_time < level.tick {
+            if time - level.current_time < level.tick.get() {
                 break;
             }
-            level.current_time = round_down(time, level.tick);
+            level.current_time = level.tick.round_down(time);
         }
     }
 
@@ -414,7 +413,7 @@ impl<P> HierarchicalWheel<P> {
             self.counters.empty_slot_visits += 1;
             return;
         }
-        let tick = self.levels[(id / self.wheel_size) as usize].tick;
+        let tick = self.levels[(id / self.wheel_size) as usize].tick.get();
         while let Some(index) = entries.pop_front(&mut self.nodes) {
             let deadline = self.nodes.at(index).deadline;
             debug_assert!(
@@ -519,6 +518,10 @@ impl<P> TimerQueue<P> for HierarchicalWheel<P> {
         self.now = now;
     }
 
+    fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve(additional);
+    }
+
     fn next_expiry(&self) -> Option<Tick> {
         if self.nodes.is_empty() {
             // Buckets emptied by cancels may linger on the heap.
@@ -559,15 +562,15 @@ mod tests {
     fn assert_invariants<P>(wheel: &HierarchicalWheel<P>) {
         let ws = wheel.wheel_size as usize;
         assert_eq!(wheel.buckets.len(), wheel.levels.len() * ws);
-        assert_eq!(wheel.levels[0].tick, LEVEL_0_TICK);
+        assert_eq!(wheel.levels[0].tick.get(), LEVEL_0_TICK);
         let time = wheel.levels[0].current_time;
         for pair in wheel.levels.windows(2) {
-            assert_eq!(pair[1].tick, pair[0].interval, "levels {pair:?}");
+            assert_eq!(pair[1].tick.get(), pair[0].interval, "levels {pair:?}");
         }
         let mut linked = 0;
         for (id, bucket) in wheel.buckets.iter().enumerate() {
             let level = wheel.levels[id / ws];
-            assert_eq!(level.current_time, round_down(time, level.tick));
+            assert_eq!(level.current_time, time - time % level.tick.get());
             let on_heap = wheel
                 .heap
                 .iter()
@@ -597,7 +600,7 @@ mod tests {
                 let node = wheel.nodes.at(at);
                 assert_eq!(node.bucket as usize, id);
                 assert!(node.deadline >= bucket.expiration);
-                assert!(node.deadline - bucket.expiration < level.tick);
+                assert!(node.deadline - bucket.expiration < level.tick.get());
                 assert!(
                     node.deadline > wheel.now,
                     "a due timer was left in the wheel"
@@ -624,21 +627,27 @@ mod tests {
 
     #[test]
     fn slot_and_expiration_of_a_deadline() {
+        let bucket = |deadline, tick| bucket_of(deadline, Divisor::new(tick), Divisor::new(20));
         // Level 0 of a 20-bucket wheel: one tick per bucket.
-        assert_eq!(bucket_of(3, 1, 20), (3, 3));
-        assert_eq!(bucket_of(23, 1, 20), (3, 23));
+        assert_eq!(bucket(3, 1), (3, 3));
+        assert_eq!(bucket(23, 1), (3, 23));
         // Level 1: 20 ticks per bucket; 35 is in bucket 1, which starts at 20.
-        assert_eq!(bucket_of(35, 20, 20), (1, 20));
+        assert_eq!(bucket(35, 20), (1, 20));
         assert_eq!(
-            bucket_of(400, 20, 20),
+            bucket(400, 20),
             (0, 400),
             "a revolution later, slot 0 again"
         );
         assert_eq!(
-            bucket_of(MAX_DEADLINE, 400, 20).1,
+            bucket(MAX_DEADLINE, 400).1,
             MAX_DEADLINE - MAX_DEADLINE % 400
         );
-        assert_eq!(round_down(35, 20), 20);
+        // The top level of a 20-bucket wheel: tick 20^14, slot 2^62 / 20^14 % 20.
+        let top = 20u64.pow(14);
+        assert_eq!(
+            bucket(MAX_DEADLINE, top),
+            ((MAX_DEADLINE / top % 20) as u32, MAX_DEADLINE / top * top)
+        );
     }
 
     #[test]

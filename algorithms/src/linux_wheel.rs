@@ -467,6 +467,10 @@ impl<P> TimerQueue<P> for LinuxWheel<P> {
         self.now = now;
     }
 
+    fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve(additional);
+    }
+
     fn next_expiry(&self) -> Option<Tick> {
         if self.nodes.is_empty() {
             return None;

@@ -316,6 +316,13 @@ impl<P> TimerQueue<P> for QuadHeap<P> {
         self.maybe_compact();
     }
 
+    fn reserve(&mut self, additional: usize) {
+        self.payloads.reserve(additional);
+        // Dead entries are purged once they exceed a quarter of the heap, so the
+        // heap holds at most a third more entries than there are live timers.
+        self.heap.reserve(additional + additional / 3 + 1);
+    }
+
     fn next_expiry(&self) -> Option<Tick> {
         self.heap.first().map(|entry| entry.deadline)
     }

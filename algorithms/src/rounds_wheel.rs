@@ -407,6 +407,10 @@ impl<P> TimerQueue<P> for RoundsWheel<P> {
         debug_assert_eq!(self.now, now, "the cursor stopped short of now");
     }
 
+    fn reserve(&mut self, additional: usize) {
+        self.entries.reserve(additional);
+    }
+
     fn next_expiry(&self) -> Option<Tick> {
         if self.entries.is_empty() {
             None

@@ -191,6 +191,10 @@ impl<P> TimerQueue<P> for SortedList<P> {
         }
     }
 
+    fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve(additional);
+    }
+
     fn next_expiry(&self) -> Option<Tick> {
         let head = self.list.head();
         (head != NIL).then(|| self.deadline_of(head))

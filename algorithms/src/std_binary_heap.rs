@@ -166,6 +166,13 @@ impl<P> TimerQueue<P> for StdBinaryHeap<P> {
         self.discard_dead_top();
     }
 
+    fn reserve(&mut self, additional: usize) {
+        self.payloads.reserve(additional);
+        // Room for the live entries only: tombstones come on top, as many as
+        // cancels leave behind, which is the scheme's cost (see above).
+        self.heap.reserve(additional);
+    }
+
     fn next_expiry(&self) -> Option<Tick> {
         self.heap.peek().map(|&Reverse((deadline, _))| deadline)
     }

@@ -443,6 +443,10 @@ impl<P> TimerQueue<P> for TickedHierarchicalWheel<P> {
         debug_assert_eq!(self.now, now, "the clock stopped short of now");
     }
 
+    fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve(additional);
+    }
+
     fn next_expiry(&self) -> Option<Tick> {
         if self.nodes.is_empty() {
             None

@@ -238,12 +238,18 @@ impl<'a> Bench<'a> {
         }
     }
 
-    /// Builds a fresh queue with the algorithm's defaults and replays the
+    /// Builds a fresh queue with the algorithm's defaults, room for
+    /// `max_pending` timers (see [`TimerQueue::reserve`]), and replays the
     /// prefill into it with `hooks`.
-    fn prefilled<Q: Algorithm + TimerQueue<Payload>, H: Hooks<Q>>(&mut self, hooks: &mut H) -> Q {
+    fn prefilled<Q: Algorithm + TimerQueue<Payload>, H: Hooks<Q>>(
+        &mut self,
+        max_pending: usize,
+        hooks: &mut H,
+    ) -> Q {
         let tape = &self.prepared.tape;
         self.buffers.handles.clear();
         let mut queue = Q::with_defaults();
+        queue.reserve(max_pending);
         replay(
             &mut queue,
             tape,
@@ -276,10 +282,12 @@ impl<'a> Bench<'a> {
     }
 
     /// Runs the three passes; the verification pass must reproduce `want`, the
-    /// checksum of `Q`'s reference run.
+    /// checksum of `Q`'s reference run, in which at most `max_pending` timers
+    /// were pending at once.
     fn measure<Q: Algorithm + TimerQueue<Payload>>(
         &mut self,
         want: Checksum,
+        max_pending: usize,
     ) -> Result<Measurement, Mismatch> {
         let started = Instant::now();
 
@@ -288,7 +296,7 @@ impl<'a> Bench<'a> {
         let mut verify = Verify::new(self.prepared.tape.timers as usize);
         alloc::reset_peak();
         let baseline = alloc::snapshot().live;
-        let mut queue: Q = self.prefilled(&mut verify);
+        let mut queue: Q = self.prefilled(max_pending, &mut verify);
         let counters_at_prefill = queue.counters();
         let (wakeups_at_prefill, empty_at_prefill) = (verify.wakeups, verify.empty_wakeups);
         self.replay_measured(&mut queue, &mut verify);
@@ -304,7 +312,7 @@ impl<'a> Bench<'a> {
         }
 
         // Throughput pass.
-        let mut queue: Q = self.prefilled(&mut Untimed);
+        let mut queue: Q = self.prefilled(max_pending, &mut Untimed);
         let calls_before = alloc::snapshot().calls;
         let mut throughput = Throughput::start();
         self.replay_measured(&mut queue, &mut throughput);
@@ -313,7 +321,7 @@ impl<'a> Bench<'a> {
         drop(queue);
 
         // Latency pass.
-        let mut queue: Q = self.prefilled(&mut Untimed);
+        let mut queue: Q = self.prefilled(max_pending, &mut Untimed);
         let mut latency = Latency::new();
         self.replay_measured(&mut queue, &mut latency);
         drop(queue);
@@ -357,7 +365,7 @@ impl AlgorithmVisitor for Bench<'_> {
             // Presize the output buffer for the largest batch this algorithm
             // can fire, so that no measured pass grows it.
             self.buffers.out.reserve(max_pending);
-            match self.measure::<Q>(want) {
+            match self.measure::<Q>(want, max_pending) {
                 Ok(measurement) => Outcome::Measured(Box::new(measurement)),
                 Err(mismatch) => {
                     self.mismatch = Some(mismatch);

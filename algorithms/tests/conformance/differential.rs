@@ -161,7 +161,9 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
                 let target = self.model.next_expiry().unwrap_or(now).max(now);
                 self.advance((target + raw % 3).saturating_sub(1).min(MAX_DEADLINE));
             }
-            96..98 => self.advance(now.saturating_sub(raw % 1000)),
+            // 1%: a capacity hint, which must change nothing the contract sees.
+            96 => self.queue.reserve((raw % 300) as usize),
+            97 => self.advance(now.saturating_sub(raw % 1000)),
             _ => self.advance((now + boundary_delay(raw)).min(MAX_DEADLINE)),
         }
         self.check_len_and_bound();
