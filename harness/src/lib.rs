@@ -13,10 +13,12 @@
 //! * [`metadata`]: the run metadata.
 //! * [`alloc`]: the counting global allocator (installed by the binary).
 //! * [`clock`]: the clock floor and clock source.
+//! * [`memory`]: the memory latency probe (the cost of a cache miss by buffer size).
 
 pub mod alloc;
 pub mod bench;
 pub mod clock;
+pub mod memory;
 pub mod metadata;
 pub mod output;
 pub mod passes;

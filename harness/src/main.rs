@@ -16,6 +16,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use harness::bench::{Bench, Outcome, Prepared};
+use harness::memory::{self, MemoryLatency};
 use harness::output::{self, Floor, Key, Rows, TapeFacts};
 use harness::replay::Driver;
 use harness::select::{Selection, WorkloadSource};
@@ -191,6 +192,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         p999_ns: floor_histogram.value_at_quantile(0.999),
         max_ns: floor_histogram.max(),
     };
+    let memory = memory::probe();
 
     let progress =
         ProgressBar::new((selection.workloads.len() * selection.algorithms.len()) as u64);
@@ -248,10 +250,16 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     }
     progress.finish_and_clear();
 
-    let metadata =
-        metadata::Metadata::collect(args_summary(&args, scale), &selection, floor, started);
+    let metadata = metadata::Metadata::collect(
+        args_summary(&args, scale),
+        &selection,
+        floor,
+        memory.clone(),
+        started,
+    );
     let written = output::write_all(&args.out, &rows, &metadata).map_err(Failure::Run)?;
     print_summary(&rows, &selection, floor);
+    print_memory_latency(&memory);
     println!();
     for path in written {
         println!("wrote {}", path.display());
@@ -284,6 +292,17 @@ fn tape_facts(prepared: &Prepared) -> TapeFacts {
         reschedules,
         max_pending: prepared.max_pending as u64,
     }
+}
+
+/// Prints the memory probe: what one cache miss costs at each buffer size, the
+/// floor under a cancel once a queue outgrows the caches.
+fn print_memory_latency(memory: &[MemoryLatency]) {
+    println!();
+    print!("Dependent random load, ns (the cost of a miss; not subtracted):");
+    for probe in memory {
+        print!("  {} KiB {:.1}", probe.bytes >> 10, probe.ns_per_load);
+    }
+    println!();
 }
 
 /// Prints the all-in mean (ns per insert, cancel or reschedule, advances included) of every

@@ -7,6 +7,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 
 use crate::clock;
+use crate::memory::MemoryLatency;
 use crate::output::{Floor, SCHEMA_VERSION};
 use crate::select::Selection;
 
@@ -54,6 +55,7 @@ pub struct Metadata {
     cores: usize,
     clock_source: String,
     clock_floor_ns: Floor,
+    memory_latency_ns: Vec<MemoryLatency>,
     date_utc: String,
     wall_seconds: f64,
     crate_versions: BTreeMap<String, String>,
@@ -65,6 +67,7 @@ impl Metadata {
         settings: Settings,
         selection: &Selection,
         floor: Floor,
+        memory: Vec<MemoryLatency>,
         started: Instant,
     ) -> Self {
         let catalog = algorithms::registry::catalog();
@@ -102,6 +105,7 @@ impl Metadata {
             cores: std::thread::available_parallelism().map_or(0, usize::from),
             clock_source: clock::clock_source(),
             clock_floor_ns: floor,
+            memory_latency_ns: memory,
             date_utc: utc_timestamp(SystemTime::now()),
             wall_seconds: started.elapsed().as_secs_f64(),
             crate_versions: crate_versions(include_str!("../../Cargo.lock")),
