@@ -329,9 +329,8 @@ impl<P> HierarchicalWheel<P> {
     /// Kafka's `TimingWheel.add` for the unlinked entry `index`, walking up the
     /// levels instead of recursing. Returns `false` if the entry is due (its
     /// deadline is at most level 0's clock) and so was left unlinked.
-    fn place(&mut self, index: u32) -> bool {
-        let deadline = self.nodes.at(index).deadline;
-        let level_0 = self.levels[0];
+    fn place(&mut self, index: u32, deadline: Tick) -> bool {
+        let level_0 = &self.levels[0];
         // Every caller passes a deadline at or after the wheel time: an insert's
         // is after `now`, a flushed entry's is at least its bucket's expiration.
         debug_assert!(
@@ -350,10 +349,11 @@ impl<P> HierarchicalWheel<P> {
             if k == self.levels.len() {
                 self.add_level();
             }
-            let level = self.levels[k];
+            let level = &self.levels[k];
             // No overflow: the deadline is at least every level's clock.
             if deadline - level.current_time < level.interval {
-                self.link(index, k, level.tick, deadline);
+                let tick = level.tick;
+                self.link(index, k, tick, deadline);
                 return true;
             }
             k += 1;
@@ -420,7 +420,7 @@ impl<P> HierarchicalWheel<P> {
                 deadline >= expiration && deadline - expiration < tick,
                 "bucket {id} with expiration {expiration} and tick {tick} held deadline {deadline}"
             );
-            if self.place(index) {
+            if self.place(index, deadline) {
                 self.counters.cascades += 1;
             } else {
                 let node = self.nodes.remove_at(index);
@@ -463,7 +463,7 @@ impl<P> TimerQueue<P> for HierarchicalWheel<P> {
         } else {
             // The wheel time is at most `now`, so the deadline is after it and
             // `place` always finds a bucket.
-            let placed = self.place(index);
+            let placed = self.place(index, deadline);
             debug_assert!(placed, "deadline {deadline} after now was due");
         }
         handle

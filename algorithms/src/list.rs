@@ -85,9 +85,21 @@ impl List {
     }
 
     /// Appends the unlinked entry `index` at the tail.
+    ///
+    /// Written out rather than as `insert_after(tail)`: the tail's forward link
+    /// is known to be [`NIL`], so the append reads no other entry, which every
+    /// wheel's insert (an append to a slot) benefits from.
     #[inline]
     pub fn push_back<T: Linked>(&mut self, arena: &mut Arena<T>, index: u32) {
-        self.insert_after(arena, self.tail, index);
+        debug_assert_eq!(
+            *arena.at(index).links(),
+            Links::UNLINKED,
+            "entry {index} is already linked"
+        );
+        let tail = self.tail;
+        arena.at_mut(index).links_mut().prev = tail;
+        self.set_next(arena, tail, index);
+        self.tail = index;
     }
 
     /// Prepends the unlinked entry `index` at the head.
