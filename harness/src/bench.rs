@@ -36,7 +36,7 @@ use workloads::Tape;
 
 use crate::alloc;
 use crate::passes::{Latency, Throughput, Untimed, Verify};
-use crate::replay::{Buffers, Checksum, Driver, Hooks, replay};
+use crate::replay::{Buffers, Checksum, Driver, Hooks, prefilled, replay, replay_measured};
 
 /// A workload ready to be replayed: its tape and what the exact reference model
 /// did.
@@ -241,19 +241,7 @@ impl<'a> Bench<'a> {
     /// Builds a fresh queue with the algorithm's defaults and replays the
     /// prefill into it with `hooks`.
     fn prefilled<Q: Algorithm + TimerQueue<Payload>, H: Hooks<Q>>(&mut self, hooks: &mut H) -> Q {
-        let tape = &self.prepared.tape;
-        self.buffers.handles.clear();
-        let mut queue = Q::with_defaults();
-        replay(
-            &mut queue,
-            tape,
-            0..tape.prefill,
-            false,
-            self.driver,
-            &mut self.buffers,
-            hooks,
-        );
-        queue
+        prefilled(&self.prepared.tape, self.driver, &mut self.buffers, hooks)
     }
 
     /// Replays the measured phase, and the advance to the tape's end, with `hooks`.
@@ -262,13 +250,9 @@ impl<'a> Bench<'a> {
         queue: &mut Q,
         hooks: &mut H,
     ) {
-        let tape = &self.prepared.tape;
-        let measured = tape.prefill..tape.ops.len();
-        replay(
+        replay_measured(
             queue,
-            tape,
-            measured,
-            true,
+            &self.prepared.tape,
             self.driver,
             &mut self.buffers,
             hooks,
