@@ -20,7 +20,7 @@ BENCH_ARGS ?=
 results:
 	$(CARGO) run --release -p harness --bin timerbench -- run --scale $(SCALE) --out $(OUT) $(ARGS)
 
-## bench: the criterion micro-benchmarks, every algorithm at a fixed pending N (about 6 minutes); report in target/criterion/report/index.html.
+## bench: the criterion micro-benchmarks, every algorithm at a fixed pending N (about 4 minutes for 12 algorithms); report in target/criterion/report/index.html.
 bench:
 	$(CARGO) bench -p harness --bench timers -- $(BENCH_ARGS) $(FILTER)
 

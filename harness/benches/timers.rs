@@ -183,7 +183,9 @@ impl Operation {
 
 /// A queue held at N pending timers, with what the routines need around it.
 struct Fixture<Q> {
+    /// The queue under test, built with the algorithm's defaults.
     queue: Q,
+    /// N, the population every routine returns the queue to.
     pending: usize,
     /// The handle of each of the N timers the insert and cancel routines keep
     /// pending (the `expire` routine does not use it).
@@ -191,8 +193,11 @@ struct Fixture<Q> {
     /// A random permutation of the table's indices, walked cyclically to choose
     /// the timers to cancel: a batch never names one twice.
     victims: Vec<u32>,
+    /// The next position in `victims`.
     cursor: usize,
+    /// Every deadline and the victims' order come from this generator.
     rng: ChaCha8Rng,
+    /// The last payload handed out: payloads number the timers.
     next_payload: Payload,
     /// Live heap bytes just before the queue was built.
     live_before: u64,
