@@ -8,12 +8,21 @@ SCALE ?= default
 OUT ?= results
 # Extra arguments for `timerbench run`, e.g. ARGS="--driver tick --seed 7".
 ARGS ?=
+# Which criterion benchmarks `make bench` runs: a regex over <group>/<algorithm>/<N>,
+# e.g. FILTER='^insert/' or FILTER='hierarchical-wheel/1000000'. Empty: all of them.
+FILTER ?=
+# Extra criterion flags for `make bench`, e.g. BENCH_ARGS=--noplot or BENCH_ARGS=--test.
+BENCH_ARGS ?=
 
-.PHONY: results test lint soak clean
+.PHONY: results bench test lint soak clean
 
 ## results: every algorithm on every built-in workload, into $(OUT)/ (release build).
 results:
 	$(CARGO) run --release -p harness --bin timerbench -- run --scale $(SCALE) --out $(OUT) $(ARGS)
+
+## bench: the criterion micro-benchmarks, every algorithm at a fixed pending N (about 4 minutes for 12 algorithms); report in target/criterion/report/index.html.
+bench:
+	$(CARGO) bench -p harness --bench timers -- $(BENCH_ARGS) $(FILTER)
 
 ## test: the whole test suite (unit tests, the conformance suite for every algorithm, the CLI tests).
 test:

@@ -36,7 +36,7 @@ use workloads::Tape;
 
 use crate::alloc;
 use crate::passes::{Latency, Throughput, Untimed, Verify};
-use crate::replay::{Buffers, Checksum, Driver, Hooks, replay};
+use crate::replay::{Buffers, Checksum, Driver, Hooks, prefilled, replay, replay_measured};
 
 /// A workload ready to be replayed: its tape and what the exact reference model
 /// did.
@@ -246,20 +246,13 @@ impl<'a> Bench<'a> {
         max_pending: usize,
         hooks: &mut H,
     ) -> Q {
-        let tape = &self.prepared.tape;
-        self.buffers.handles.clear();
-        let mut queue = Q::with_defaults();
-        queue.reserve(max_pending);
-        replay(
-            &mut queue,
-            tape,
-            0..tape.prefill,
-            false,
+        prefilled(
+            &self.prepared.tape,
             self.driver,
+            max_pending,
             &mut self.buffers,
             hooks,
-        );
-        queue
+        )
     }
 
     /// Replays the measured phase, and the advance to the tape's end, with `hooks`.
@@ -268,13 +261,9 @@ impl<'a> Bench<'a> {
         queue: &mut Q,
         hooks: &mut H,
     ) {
-        let tape = &self.prepared.tape;
-        let measured = tape.prefill..tape.ops.len();
-        replay(
+        replay_measured(
             queue,
-            tape,
-            measured,
-            true,
+            &self.prepared.tape,
             self.driver,
             &mut self.buffers,
             hooks,

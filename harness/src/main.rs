@@ -20,14 +20,10 @@ use harness::memory::{self, MemoryLatency};
 use harness::output::{self, Floor, Key, Rows, TapeFacts};
 use harness::replay::Driver;
 use harness::select::{Selection, WorkloadSource};
-use harness::{alloc, clock, metadata};
+use harness::{DEFAULT_SEED, alloc, clock, metadata};
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
-
-/// The default seed. Nothing up our sleeves: the first hex digits of pi's
-/// fractional part.
-const DEFAULT_SEED: u64 = 0x243F_6A88_85A3_08D3;
 
 #[derive(Parser)]
 #[command(

@@ -22,7 +22,7 @@
 //! driver at the next tick.
 
 use algorithms::registry::Payload;
-use algorithms::{Expired, Handle, Tick, TimerQueue};
+use algorithms::{Algorithm, Expired, Handle, Tick, TimerQueue};
 use workloads::{Op, Tape};
 
 /// How the clock is moved between operations. See the module documentation.
@@ -125,6 +125,45 @@ pub fn replay<Q: TimerQueue<Payload>, H: Hooks<Q>>(
     if finish {
         step_to(queue, tape.end, driver, out, hooks);
     }
+}
+
+/// Builds a fresh queue with `Q`'s defaults and room for `max_pending` timers
+/// (the tape's largest pending population, so that arena growth stays out of
+/// the measured phase: see [`TimerQueue::reserve`]), and replays the tape's
+/// prefill into it with `hooks`, starting `buffers.handles` afresh.
+pub fn prefilled<Q: Algorithm + TimerQueue<Payload>, H: Hooks<Q>>(
+    tape: &Tape,
+    driver: Driver,
+    max_pending: usize,
+    buffers: &mut Buffers,
+    hooks: &mut H,
+) -> Q {
+    buffers.handles.clear();
+    let mut queue = Q::with_defaults();
+    queue.reserve(max_pending);
+    replay(
+        &mut queue,
+        tape,
+        0..tape.prefill,
+        false,
+        driver,
+        buffers,
+        hooks,
+    );
+    queue
+}
+
+/// Replays the tape's measured phase (every operation after the prefill) and
+/// the advance to its end, with `hooks`, into a queue made by [`prefilled`].
+pub fn replay_measured<Q: TimerQueue<Payload>, H: Hooks<Q>>(
+    queue: &mut Q,
+    tape: &Tape,
+    driver: Driver,
+    buffers: &mut Buffers,
+    hooks: &mut H,
+) {
+    let measured = tape.prefill..tape.ops.len();
+    replay(queue, tape, measured, true, driver, buffers, hooks);
 }
 
 /// Advances `queue` until its clock reads `target` and nothing is overdue.
