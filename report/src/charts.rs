@@ -18,6 +18,7 @@ use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
+use plotters::coord::combinators::LogCoord;
 use plotters::prelude::*;
 
 use crate::model::{Algorithm, Marker, Model, Rgb};
@@ -115,7 +116,8 @@ struct LegendEntry {
 
 impl LegendEntry {
     fn algorithm(algorithm: &Algorithm, note: Option<String>) -> Self {
-        let dimmed = note.as_deref().is_some_and(|n| n.starts_with("skipped") || n == "no data");
+        // Greyed out only when the chart has nothing of the algorithm.
+        let dimmed = matches!(note.as_deref(), Some("skipped" | "no data"));
         let label = match note {
             Some(note) => format!("{} ({note})", algorithm.label()),
             None => algorithm.label(),
@@ -197,30 +199,22 @@ fn draw_pixel_marker<DB: DrawingBackend>(
     .map_err(plot_err)
 }
 
-/// An f64 axis of categories: the coordinate maps like a linear one, but the
-/// ticks are exactly the given points (a category's centre), so that a label
-/// formatter can name them.
+/// An f64 axis with chosen ticks: it maps values as the axis it wraps
+/// (linear or logarithmic), but its ticks are exactly the given points, so
+/// that a category axis can name its categories and a log axis spanning less
+/// than a decade still has labels.
 #[derive(Clone)]
-struct Categories {
-    linear: RangedCoordf64,
+struct Ticked<R> {
+    axis: R,
     ticks: Vec<f64>,
 }
 
-impl Categories {
-    fn new(range: std::ops::Range<f64>, ticks: Vec<f64>) -> Self {
-        Self {
-            linear: range.into(),
-            ticks,
-        }
-    }
-}
-
-impl Ranged for Categories {
+impl<R: Ranged<ValueType = f64>> Ranged for Ticked<R> {
     type FormatOption = DefaultFormatting;
     type ValueType = f64;
 
     fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        self.linear.map(value, limit)
+        self.axis.map(value, limit)
     }
 
     fn key_points<Hint: KeyPointHint>(&self, _hint: Hint) -> Vec<f64> {
@@ -228,7 +222,45 @@ impl Ranged for Categories {
     }
 
     fn range(&self) -> std::ops::Range<f64> {
-        self.linear.range()
+        self.axis.range()
+    }
+}
+
+/// A linear axis over `range` whose ticks are category centres.
+fn categories(range: std::ops::Range<f64>, centres: Vec<f64>) -> Ticked<RangedCoordf64> {
+    Ticked {
+        axis: range.into(),
+        ticks: centres,
+    }
+}
+
+/// A logarithmic axis from `lo` to `hi` with [`log_ticks`].
+fn log_axis((lo, hi): (f64, f64)) -> Ticked<LogCoord<f64>> {
+    Ticked {
+        axis: (lo..hi).log_scale().into(),
+        ticks: log_ticks(lo, hi),
+    }
+}
+
+/// Ticks of a log axis: 1, 2 and 5 times each power of ten inside `[lo, hi]`,
+/// or only the powers of ten when that would be more than [`MAX_TICKS`].
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    const MAX_TICKS: usize = 12;
+    const MIN_TICKS: usize = 4;
+    let ticks = |mantissas: &[f64]| -> Vec<f64> {
+        (lo.log10().floor() as i32..=hi.log10().ceil() as i32)
+            .flat_map(|d| mantissas.iter().map(move |m| m * 10f64.powi(d)))
+            .filter(|t| (lo..=hi).contains(t))
+            .collect()
+    };
+    let one_two_five = ticks(&[1.0, 2.0, 5.0]);
+    if one_two_five.len() > MAX_TICKS {
+        ticks(&[1.0])
+    } else if one_two_five.len() < MIN_TICKS {
+        // Less than a decade: every integer mantissa.
+        ticks(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+    } else {
+        one_two_five
     }
 }
 
@@ -336,11 +368,14 @@ pub fn axis_number(v: f64) -> String {
     if v <= 0.0 {
         return "0".to_owned();
     }
-    let exponent = v.log10().round();
-    if v >= 10_000.0 && (v / 10f64.powf(exponent) - 1.0).abs() < 1e-6 {
-        format!("1e{exponent}")
-    } else if v >= 10_000.0 {
-        format!("{v:.1e}")
+    if v >= 10_000.0 {
+        let exponent = v.log10().floor();
+        let mantissa = v / 10f64.powf(exponent);
+        if (mantissa - mantissa.round()).abs() < 1e-6 {
+            format!("{}e{exponent}", mantissa.round())
+        } else {
+            format!("{mantissa:.1}e{exponent}")
+        }
     } else if v >= 1.0 {
         format!("{v:.0}")
     } else {
@@ -392,8 +427,8 @@ pub fn latency_chart(model: &Model, workload: &str) -> Result<Chart> {
                 .x_label_area_size(42)
                 .y_label_area_size(62)
                 .build_cartesian_2d(
-                    Categories::new(-0.4..2.4, vec![0.0, 1.0, 2.0]),
-                    (y_lo..y_hi).log_scale(),
+                    categories(-0.4..2.4, vec![0.0, 1.0, 2.0]),
+                    log_axis((y_lo, y_hi)),
                 )
                 .map_err(plot_err)?;
             chart
@@ -522,7 +557,7 @@ fn draw_xy(model: &Model, spec: XyChart<'_>, notes: impl Fn(&Algorithm) -> Optio
             .margin(12)
             .x_label_area_size(46)
             .y_label_area_size(70)
-            .build_cartesian_2d((x_lo..x_hi).log_scale(), (y_lo..y_hi).log_scale())
+            .build_cartesian_2d(log_axis((x_lo, x_hi)), log_axis((y_lo, y_hi)))
             .map_err(plot_err)?;
         chart
             .configure_mesh()
@@ -698,8 +733,8 @@ pub fn counter_chart(model: &Model, counter: Counter) -> Result<Chart> {
             .x_label_area_size(46)
             .y_label_area_size(70)
             .build_cartesian_2d(
-                Categories::new(0.0..workloads.len().max(1) as f64, centres),
-                (y_lo..y_hi).log_scale(),
+                categories(0.0..workloads.len().max(1) as f64, centres),
+                log_axis((y_lo, y_hi)),
             )
             .map_err(plot_err)?;
         chart
@@ -804,6 +839,7 @@ mod tests {
         assert_eq!(axis_number(100.0), "100");
         assert_eq!(axis_number(100_000.0), "1e5");
         assert_eq!(axis_number(250_000.0), "2.5e5");
+        assert_eq!(axis_number(20_000.0), "2e4");
         assert_eq!(axis_number(0.5), "0.50");
     }
 
@@ -815,6 +851,108 @@ mod tests {
         assert!((points[0].1 - 10.0).abs() < 1e-9);
         let flat = slope_points(SLOPES[0].1, (1e3, 1e6), 10.0, (1.0, 1000.0));
         assert_eq!(flat.last().unwrap().0.round(), 1e6);
+    }
+
+    #[test]
+    fn log_ticks_in_and_across_decades() {
+        assert_eq!(log_ticks(30.0, 160.0), [30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 100.0]);
+        assert_eq!(log_ticks(0.5, 2e6), [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6]);
+        assert_eq!(log_ticks(700.0, 1.6e5), [1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5]);
+    }
+
+    /// Parses `chart` as XML and returns the text of every `<text>` element
+    /// and every stroke or fill colour, lower-cased.
+    fn parse(chart: &Chart) -> (Vec<String>, Vec<String>) {
+        let doc = roxmltree::Document::parse(&chart.svg)
+            .unwrap_or_else(|e| panic!("{} is not well-formed XML: {e}", chart.file));
+        assert_eq!(doc.root_element().tag_name().name(), "svg", "{}", chart.file);
+        let texts = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .map(|t| t.trim().to_owned())
+            .collect();
+        let colours = doc
+            .descendants()
+            .flat_map(|n| [n.attribute("stroke"), n.attribute("fill")])
+            .flatten()
+            .map(str::to_lowercase)
+            .collect();
+        (texts, colours)
+    }
+
+    /// The algorithms with a measured `operation` on some scaling workload,
+    /// straight from the rows.
+    fn expected_scaling_series(model: &Model, operation: &str) -> Vec<String> {
+        let mut names: Vec<String> = model
+            .results
+            .throughput
+            .iter()
+            .filter(|t| t.workload.starts_with("scaling-") && t.operation == operation && t.count > 0)
+            .map(|t| t.algorithm.clone())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    #[test]
+    fn every_chart_is_well_formed_with_title_legend_and_series_colours() {
+        let model = crate::fixture_model();
+        let charts = all_charts(&model).unwrap();
+        // 4 scaling operations with data (no reschedules in the fixture), memory,
+        // 3 counters, one latency chart per workload.
+        assert_eq!(charts.len(), 4 + 1 + 3 + model.workloads.len());
+        for chart in &charts {
+            let (texts, colours) = parse(chart);
+            assert!(texts.contains(&chart.title), "{}: title", chart.file);
+            for a in &model.algorithms {
+                assert!(
+                    texts.iter().any(|t| t.starts_with(&a.label())),
+                    "{}: legend lacks {}",
+                    chart.file,
+                    a.name
+                );
+            }
+            for name in &chart.series {
+                let a = model.algorithms.iter().find(|a| &a.name == name).unwrap();
+                assert!(
+                    colours.contains(&crate::model::hex(a.colour)),
+                    "{}: no element in {}'s colour",
+                    chart.file,
+                    name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn scaling_chart_has_one_series_per_measured_algorithm_and_reference_slopes() {
+        let model = crate::fixture_model();
+        for op in ["insert", "all"] {
+            let chart = scaling_chart(&model, op).unwrap().unwrap();
+            let mut series = chart.series.clone();
+            series.sort();
+            assert_eq!(series, expected_scaling_series(&model, op), "{op}");
+            let (texts, _) = parse(&chart);
+            for slope in ["O(1)", "O(log n)", "O(n)"] {
+                assert!(texts.iter().any(|t| t == slope), "{op}: no {slope} slope");
+            }
+        }
+        // The fixture has no reschedules: no chart rather than an empty one.
+        assert!(scaling_chart(&model, "reschedule").unwrap().is_none());
+    }
+
+    #[test]
+    fn latency_chart_draws_the_clock_floor_and_marks_skipped_runs() {
+        let model = crate::fixture_model();
+        let chart = latency_chart(&model, "scaling-1e5").unwrap();
+        let (texts, _) = parse(&chart);
+        let floor = model.results.metadata.clock_floor_ns.p50_ns;
+        assert!(texts.iter().any(|t| t == &format!("clock floor p50 ({floor} ns)")));
+        assert!(texts.iter().any(|t| t == "sorted-list (skipped)"), "{texts:?}");
+        assert!(!chart.series.contains(&"sorted-list".to_owned()));
+        assert!(texts.iter().any(|t| t == "linux-wheel (inexact)"));
     }
 
     #[test]

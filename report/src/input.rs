@@ -243,8 +243,12 @@ pub fn read_results(dir: &Path) -> Result<Results, InputError> {
 
 /// Reads `metadata.json`, checking its schema version before its fields.
 pub fn read_metadata(path: &Path) -> Result<Metadata, InputError> {
-    let text = read_text(path)?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| json_error(path, &e))?;
+    parse_metadata(path, &read_text(path)?)
+}
+
+/// [`read_metadata`] on text already in memory; `path` only names it in errors.
+pub fn parse_metadata(path: &Path, text: &str) -> Result<Metadata, InputError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
     match value.get(VERSION_COLUMN).and_then(serde_json::Value::as_u64) {
         Some(v) if v == u64::from(SCHEMA_VERSION) => {}
         Some(v) => {

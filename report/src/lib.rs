@@ -64,3 +64,30 @@ pub fn generate(results_dir: &Path) -> Result<(PathBuf, usize), Failure> {
     output::write_dir(&target, &files).map_err(Failure::Output)?;
     Ok((target, files.len()))
 }
+
+/// The checked-in fixture (a small-scale run, `report/tests/fixture/`) as a
+/// model, for the unit tests.
+#[cfg(test)]
+pub(crate) fn fixture_model() -> model::Model {
+    use std::path::Path;
+    let results = input::Results {
+        metadata: input::parse_metadata(
+            Path::new("metadata.json"),
+            include_str!("../tests/fixture/metadata.json"),
+        )
+        .expect("fixture metadata"),
+        runs: input::parse_csv(Path::new("runs.csv"), include_str!("../tests/fixture/runs.csv"))
+            .expect("fixture runs"),
+        throughput: input::parse_csv(
+            Path::new("throughput.csv"),
+            include_str!("../tests/fixture/throughput.csv"),
+        )
+        .expect("fixture throughput"),
+        latency: input::parse_csv(
+            Path::new("latency.csv"),
+            include_str!("../tests/fixture/latency.csv"),
+        )
+        .expect("fixture latency"),
+    };
+    model::Model::new(results)
+}
