@@ -9,11 +9,15 @@ OUT ?= results
 # Extra arguments for `timerbench run`, e.g. ARGS="--driver tick --seed 7".
 ARGS ?=
 
-.PHONY: results test lint soak clean
+.PHONY: results report test lint soak clean
 
 ## results: every algorithm on every built-in workload, into $(OUT)/ (release build).
 results:
 	$(CARGO) run --release -p harness --bin timerbench -- run --scale $(SCALE) --out $(OUT) $(ARGS)
+
+## report: SVG charts, index.html and REPORT.md from the files in $(OUT)/, into $(OUT)/report/ (runs no benchmark).
+report:
+	$(CARGO) run --quiet -p report --bin timerbench-report -- --results $(OUT)
 
 ## test: the whole test suite (unit tests, the conformance suite for every algorithm, the CLI tests).
 test:
