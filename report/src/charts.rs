@@ -16,9 +16,9 @@
 
 use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
+use plotters::coord::combinators::LogCoord;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
-use plotters::coord::combinators::LogCoord;
 use plotters::prelude::*;
 
 use crate::model::{Algorithm, Marker, Model, Rgb};
@@ -166,12 +166,16 @@ where
     let s = MARKER_SIZE;
     let at = points.iter().copied();
     match marker {
-        Marker::Circle => chart.draw_series(at.map(|p| Circle::new(p, s, filled))).map(drop),
+        Marker::Circle => chart
+            .draw_series(at.map(|p| Circle::new(p, s, filled)))
+            .map(drop),
         Marker::Triangle => chart
             .draw_series(at.map(|p| TriangleMarker::new(p, s + 1, filled)))
             .map(drop),
         Marker::Square => chart
-            .draw_series(at.map(|p| EmptyElement::at(p) + Rectangle::new([(-s, -s), (s, s)], filled)))
+            .draw_series(
+                at.map(|p| EmptyElement::at(p) + Rectangle::new([(-s, -s), (s, s)], filled)),
+            )
             .map(drop),
         Marker::Cross => chart
             .draw_series(at.map(|p| Cross::new(p, s, colour.stroke_width(2))))
@@ -311,7 +315,11 @@ fn draw_legend<DB: DrawingBackend>(
                     RGBColor(colour.0, colour.1, colour.2),
                 )?;
             }
-            let text_colour = if entry.dimmed { RGBColor(140, 140, 140) } else { BLACK };
+            let text_colour = if entry.dimmed {
+                RGBColor(140, 140, 140)
+            } else {
+                BLACK
+            };
             area.draw(&Text::new(
                 entry.label.clone(),
                 (LEFT + SWATCH + 6, y),
@@ -347,7 +355,10 @@ fn legend_groups(
     if !references.is_empty() {
         groups.push((
             "reference".to_owned(),
-            references.iter().map(|r| LegendEntry::reference(r)).collect(),
+            references
+                .iter()
+                .map(|r| LegendEntry::reference(r))
+                .collect(),
         ));
     }
     groups
@@ -359,7 +370,9 @@ pub fn log_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
     let (lo, hi) = values
         .into_iter()
         .filter(|v| v.is_finite() && *v > 0.0)
-        .fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        .fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
     (hi > 0.0).then(|| (lo / LOG_MARGIN, hi * LOG_MARGIN))
 }
 
@@ -408,9 +421,10 @@ fn canvas<'a>(
 pub fn latency_chart(model: &Model, workload: &str) -> Result<Chart> {
     let floor = model.results.metadata.clock_floor_ns.p50_ns as f64;
     let values = model.algorithms.iter().flat_map(|a| {
-        LATENCY_OPERATIONS.iter().filter_map(|op| model.latency(&a.name, workload, op)).flat_map(
-            |l| [l.p50_ns as f64, l.p99_ns as f64, l.p999_ns as f64],
-        )
+        LATENCY_OPERATIONS
+            .iter()
+            .filter_map(|op| model.latency(&a.name, workload, op))
+            .flat_map(|l| [l.p50_ns as f64, l.p99_ns as f64, l.p999_ns as f64])
     });
     let (y_lo, y_hi) = log_range(values.chain([floor])).unwrap_or((1.0, 10.0));
     let title = format!("Latency percentiles on {workload} (ns per operation, log scale)");
@@ -466,7 +480,10 @@ pub fn latency_chart(model: &Model, workload: &str) -> Result<Chart> {
                     .collect();
                 let colour = rgb(a.colour);
                 chart
-                    .draw_series(LineSeries::new(points.clone(), colour.stroke_width(LINE_WIDTH)))
+                    .draw_series(LineSeries::new(
+                        points.clone(),
+                        colour.stroke_width(LINE_WIDTH),
+                    ))
                     .map_err(plot_err)?;
                 draw_markers(&mut chart, &points, a.marker, colour)?;
                 if !series.contains(&a.name) {
@@ -486,7 +503,11 @@ pub fn latency_chart(model: &Model, workload: &str) -> Result<Chart> {
         }
         let groups = legend_groups(
             model,
-            |a| model.skipped(&a.name, workload).then(|| "skipped".to_owned()),
+            |a| {
+                model
+                    .skipped(&a.name, workload)
+                    .then(|| "skipped".to_owned())
+            },
             &[&format!("clock floor p50 ({floor:.0} ns)")],
         );
         draw_legend(&legend, &groups)?;
@@ -544,9 +565,19 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
-fn draw_xy(model: &Model, spec: XyChart<'_>, notes: impl Fn(&Algorithm) -> Option<String>) -> Result<Chart> {
-    let xs = spec.series.iter().flat_map(|(_, p)| p.iter().map(|&(x, _)| x));
-    let ys = spec.series.iter().flat_map(|(_, p)| p.iter().map(|&(_, y)| y));
+fn draw_xy(
+    model: &Model,
+    spec: XyChart<'_>,
+    notes: impl Fn(&Algorithm) -> Option<String>,
+) -> Result<Chart> {
+    let xs = spec
+        .series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|&(x, _)| x));
+    let ys = spec
+        .series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|&(_, y)| y));
     let (x_lo, x_hi) = log_range(xs).unwrap_or((1.0, 10.0));
     let (y_lo, y_hi) = log_range(ys).unwrap_or((1.0, 10.0));
     let mut svg = String::new();
@@ -613,7 +644,10 @@ fn draw_xy(model: &Model, spec: XyChart<'_>, notes: impl Fn(&Algorithm) -> Optio
             }
             let colour = rgb(a.colour);
             chart
-                .draw_series(LineSeries::new(points.clone(), colour.stroke_width(LINE_WIDTH)))
+                .draw_series(LineSeries::new(
+                    points.clone(),
+                    colour.stroke_width(LINE_WIDTH),
+                ))
                 .map_err(plot_err)?;
             draw_markers(&mut chart, points, a.marker, colour)?;
             drawn.push(a.name.clone());
@@ -655,7 +689,11 @@ pub fn scaling_chart(model: &Model, operation: &str) -> Result<Option<Chart>> {
         .map(|a| {
             let points = sweep
                 .iter()
-                .filter_map(|(w, n)| model.mean_ns(&a.name, w, operation).map(|ns| (*n as f64, ns)))
+                .filter_map(|(w, n)| {
+                    model
+                        .mean_ns(&a.name, w, operation)
+                        .map(|ns| (*n as f64, ns))
+                })
                 .collect();
             (a, points)
         })
@@ -663,7 +701,11 @@ pub fn scaling_chart(model: &Model, operation: &str) -> Result<Option<Chart>> {
     if series.iter().all(|(_, p)| p.is_empty()) {
         return Ok(None);
     }
-    let has: Vec<String> = series.iter().filter(|(_, p)| !p.is_empty()).map(|(a, _)| a.name.clone()).collect();
+    let has: Vec<String> = series
+        .iter()
+        .filter(|(_, p)| !p.is_empty())
+        .map(|(a, _)| a.name.clone())
+        .collect();
     let spec = XyChart {
         file: format!("scaling-{operation}.svg"),
         title: format!("Scaling: {operation}, ns per operation vs pending timers (log-log)"),
@@ -671,7 +713,10 @@ pub fn scaling_chart(model: &Model, operation: &str) -> Result<Option<Chart>> {
         series,
         references: true,
     };
-    draw_xy(model, spec, |a| scaling_note(model, a, has.contains(&a.name))).map(Some)
+    draw_xy(model, spec, |a| {
+        scaling_note(model, a, has.contains(&a.name))
+    })
+    .map(Some)
 }
 
 /// The memory chart: peak heap bytes per pending timer against N over the
@@ -697,7 +742,11 @@ pub fn memory_chart(model: &Model) -> Result<Option<Chart>> {
     if series.iter().all(|(_, p)| p.is_empty()) {
         return Ok(None);
     }
-    let has: Vec<String> = series.iter().filter(|(_, p)| !p.is_empty()).map(|(a, _)| a.name.clone()).collect();
+    let has: Vec<String> = series
+        .iter()
+        .filter(|(_, p)| !p.is_empty())
+        .map(|(a, _)| a.name.clone())
+        .collect();
     let spec = XyChart {
         file: "memory.svg".to_owned(),
         title: "Memory: peak heap bytes per pending timer vs pending timers".to_owned(),
@@ -705,7 +754,10 @@ pub fn memory_chart(model: &Model) -> Result<Option<Chart>> {
         series,
         references: false,
     };
-    draw_xy(model, spec, |a| scaling_note(model, a, has.contains(&a.name))).map(Some)
+    draw_xy(model, spec, |a| {
+        scaling_note(model, a, has.contains(&a.name))
+    })
+    .map(Some)
 }
 
 /// A wasted-work chart: one group of bars per workload, one bar per
@@ -716,7 +768,12 @@ pub fn counter_chart(model: &Model, counter: Counter) -> Result<Chart> {
     let count = model.algorithms.len().max(1) as f64;
     let max = workloads
         .iter()
-        .flat_map(|w| model.algorithms.iter().filter_map(|a| model.run(&a.name, w).and_then(|r| counter.value(r))))
+        .flat_map(|w| {
+            model
+                .algorithms
+                .iter()
+                .filter_map(|a| model.run(&a.name, w).and_then(|r| counter.value(r)))
+        })
         .max()
         .unwrap_or(0);
     // The axis starts below 1 so that a count of 1 still shows as a bar.
@@ -802,7 +859,13 @@ pub fn counter_chart(model: &Model, counter: Counter) -> Result<Chart> {
 /// kept, anything else replaced by `_`.
 pub fn file_stem(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -855,7 +918,10 @@ mod tests {
 
     #[test]
     fn log_ticks_in_and_across_decades() {
-        assert_eq!(log_ticks(30.0, 160.0), [30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 100.0]);
+        assert_eq!(
+            log_ticks(30.0, 160.0),
+            [30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 100.0]
+        );
         assert_eq!(log_ticks(0.5, 2e6), [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6]);
         assert_eq!(log_ticks(700.0, 1.6e5), [1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5]);
     }
@@ -865,7 +931,12 @@ mod tests {
     fn parse(chart: &Chart) -> (Vec<String>, Vec<String>) {
         let doc = roxmltree::Document::parse(&chart.svg)
             .unwrap_or_else(|e| panic!("{} is not well-formed XML: {e}", chart.file));
-        assert_eq!(doc.root_element().tag_name().name(), "svg", "{}", chart.file);
+        assert_eq!(
+            doc.root_element().tag_name().name(),
+            "svg",
+            "{}",
+            chart.file
+        );
         let texts = doc
             .descendants()
             .filter(|n| n.has_tag_name("text"))
@@ -888,7 +959,9 @@ mod tests {
             .results
             .throughput
             .iter()
-            .filter(|t| t.workload.starts_with("scaling-") && t.operation == operation && t.count > 0)
+            .filter(|t| {
+                t.workload.starts_with("scaling-") && t.operation == operation && t.count > 0
+            })
             .map(|t| t.algorithm.clone())
             .collect();
         names.sort();
@@ -949,8 +1022,15 @@ mod tests {
         let chart = latency_chart(&model, "scaling-1e5").unwrap();
         let (texts, _) = parse(&chart);
         let floor = model.results.metadata.clock_floor_ns.p50_ns;
-        assert!(texts.iter().any(|t| t == &format!("clock floor p50 ({floor} ns)")));
-        assert!(texts.iter().any(|t| t == "sorted-list (skipped)"), "{texts:?}");
+        assert!(
+            texts
+                .iter()
+                .any(|t| t == &format!("clock floor p50 ({floor} ns)"))
+        );
+        assert!(
+            texts.iter().any(|t| t == "sorted-list (skipped)"),
+            "{texts:?}"
+        );
         assert!(!chart.series.contains(&"sorted-list".to_owned()));
         assert!(texts.iter().any(|t| t == "linux-wheel (inexact)"));
     }

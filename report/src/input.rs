@@ -249,7 +249,10 @@ pub fn read_metadata(path: &Path) -> Result<Metadata, InputError> {
 /// [`read_metadata`] on text already in memory; `path` only names it in errors.
 pub fn parse_metadata(path: &Path, text: &str) -> Result<Metadata, InputError> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
-    match value.get(VERSION_COLUMN).and_then(serde_json::Value::as_u64) {
+    match value
+        .get(VERSION_COLUMN)
+        .and_then(serde_json::Value::as_u64)
+    {
         Some(v) if v == u64::from(SCHEMA_VERSION) => {}
         Some(v) => {
             return Err(InputError::new(
@@ -310,10 +313,7 @@ pub fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, InputError> 
 /// [`read_csv`] on text already in memory; `path` only names it in errors.
 pub fn parse_csv<T: DeserializeOwned>(path: &Path, text: &str) -> Result<Vec<T>, InputError> {
     let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
-    let headers = reader
-        .headers()
-        .map_err(|e| csv_error(path, &e))?
-        .clone();
+    let headers = reader.headers().map_err(|e| csv_error(path, &e))?.clone();
     if headers.get(0) != Some(VERSION_COLUMN) {
         return Err(InputError::new(
             path,
@@ -413,7 +413,11 @@ fn check_complete(dir: &Path, results: &Results) -> Result<(), InputError> {
         {
             return Err(missing_rows(dir, THROUGHPUT_FILE, run));
         }
-        if !results.latency.iter().any(|l| has(&l.algorithm, &l.workload)) {
+        if !results
+            .latency
+            .iter()
+            .any(|l| has(&l.algorithm, &l.workload))
+        {
             return Err(missing_rows(dir, LATENCY_FILE, run));
         }
     }

@@ -47,8 +47,14 @@ pub enum Failure {
 pub fn render(model: &model::Model, results_dir: &str) -> Result<Vec<(String, String)>> {
     let charts = charts::all_charts(model)?;
     let mut files = vec![
-        (INDEX_FILE.to_owned(), page::html(model, &charts, results_dir)),
-        (MARKDOWN_FILE.to_owned(), page::markdown(model, &charts, results_dir)),
+        (
+            INDEX_FILE.to_owned(),
+            page::html(model, &charts, results_dir),
+        ),
+        (
+            MARKDOWN_FILE.to_owned(),
+            page::markdown(model, &charts, results_dir),
+        ),
     ];
     files.extend(charts.into_iter().map(|c| (c.file, c.svg)));
     Ok(files)
@@ -76,8 +82,11 @@ pub(crate) fn fixture_model() -> model::Model {
             include_str!("../tests/fixture/metadata.json"),
         )
         .expect("fixture metadata"),
-        runs: input::parse_csv(Path::new("runs.csv"), include_str!("../tests/fixture/runs.csv"))
-            .expect("fixture runs"),
+        runs: input::parse_csv(
+            Path::new("runs.csv"),
+            include_str!("../tests/fixture/runs.csv"),
+        )
+        .expect("fixture runs"),
         throughput: input::parse_csv(
             Path::new("throughput.csv"),
             include_str!("../tests/fixture/throughput.csv"),

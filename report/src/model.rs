@@ -190,14 +190,24 @@ impl Model {
             .map(|a| {
                 (
                     a.name.clone(),
-                    (a.family.clone(), a.exact, a.params.clone(), a.summary.clone()),
+                    (
+                        a.family.clone(),
+                        a.exact,
+                        a.params.clone(),
+                        a.summary.clone(),
+                    ),
                 )
             })
             .collect();
         for run in &results.runs {
-            entries
-                .entry(run.algorithm.clone())
-                .or_insert_with(|| (UNLISTED_FAMILY.to_owned(), true, String::new(), String::new()));
+            entries.entry(run.algorithm.clone()).or_insert_with(|| {
+                (
+                    UNLISTED_FAMILY.to_owned(),
+                    true,
+                    String::new(),
+                    String::new(),
+                )
+            });
         }
         let mut order: Vec<(&String, &(String, bool, String, String))> = entries.iter().collect();
         order.sort_by(|(a, ea), (b, eb)| {
@@ -277,8 +287,7 @@ impl Model {
 
     /// The `runs.csv` row of (algorithm, workload).
     pub fn run(&self, algorithm: &str, workload: &str) -> Option<&RunRow> {
-        self.runs
-            .get(&(algorithm.to_owned(), workload.to_owned()))
+        self.runs.get(&(algorithm.to_owned(), workload.to_owned()))
     }
 
     /// Whether (algorithm, workload) was skipped by its pending limit.
@@ -290,15 +299,22 @@ impl Model {
     /// happened at least once.
     pub fn mean_ns(&self, algorithm: &str, workload: &str, operation: &str) -> Option<f64> {
         self.throughput
-            .get(&(algorithm.to_owned(), workload.to_owned(), operation.to_owned()))
+            .get(&(
+                algorithm.to_owned(),
+                workload.to_owned(),
+                operation.to_owned(),
+            ))
             .copied()
     }
 
     /// The latency percentiles of `operation`, when it was measured and
     /// happened at least once.
     pub fn latency(&self, algorithm: &str, workload: &str, operation: &str) -> Option<&LatencyRow> {
-        self.latency
-            .get(&(algorithm.to_owned(), workload.to_owned(), operation.to_owned()))
+        self.latency.get(&(
+            algorithm.to_owned(),
+            workload.to_owned(),
+            operation.to_owned(),
+        ))
     }
 
     /// The scaling workloads (`scaling-*`) with their pending count N, in

@@ -30,8 +30,7 @@ fn sibling(parent: &Path, name: &str, purpose: &str) -> PathBuf {
 
 fn stage(staging: &Path, files: &[(String, String)]) -> Result<()> {
     fs::remove_dir_all(staging).ok();
-    fs::create_dir_all(staging)
-        .with_context(|| format!("cannot create {}", staging.display()))?;
+    fs::create_dir_all(staging).with_context(|| format!("cannot create {}", staging.display()))?;
     for (file, contents) in files {
         let path = staging.join(file);
         fs::write(&path, contents).with_context(|| format!("cannot write {}", path.display()))?;
@@ -52,7 +51,8 @@ fn swap_in(staging: &Path, target: &Path, parent: &Path, name: &str) -> Result<(
             // Put the previous report back, so that a failure changes nothing.
             fs::rename(&old, target).ok();
         }
-        return Err(error).with_context(|| format!("cannot move the report into {}", target.display()));
+        return Err(error)
+            .with_context(|| format!("cannot move the report into {}", target.display()));
     }
     if had_old {
         fs::remove_dir_all(&old).ok();
@@ -66,15 +66,29 @@ mod tests {
 
     #[test]
     fn replaces_the_directory_whole() {
-        let base = std::env::temp_dir().join(format!("timerbench-report-output-{}", std::process::id()));
+        let base =
+            std::env::temp_dir().join(format!("timerbench-report-output-{}", std::process::id()));
         fs::remove_dir_all(&base).ok();
         fs::create_dir_all(&base).unwrap();
         let target = base.join("report");
-        write_dir(&target, &[("a.txt".into(), "one".into()), ("b.txt".into(), "two".into())]).unwrap();
+        write_dir(
+            &target,
+            &[
+                ("a.txt".into(), "one".into()),
+                ("b.txt".into(), "two".into()),
+            ],
+        )
+        .unwrap();
         write_dir(&target, &[("a.txt".into(), "three".into())]).unwrap();
         assert_eq!(fs::read_to_string(target.join("a.txt")).unwrap(), "three");
-        assert!(!target.join("b.txt").exists(), "the old report is replaced, not merged");
-        let names: Vec<_> = fs::read_dir(&base).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(
+            !target.join("b.txt").exists(),
+            "the old report is replaced, not merged"
+        );
+        let names: Vec<_> = fs::read_dir(&base)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, ["report"], "no temporary directory is left");
         fs::remove_dir_all(&base).ok();
     }

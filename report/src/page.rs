@@ -94,7 +94,9 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
     if !scaling.is_empty() {
         out.push(Section {
             title: "Scaling with the number of pending timers".to_owned(),
-            parts: std::iter::once(Part::Text(READ_SCALING.to_owned())).chain(scaling).collect(),
+            parts: std::iter::once(Part::Text(READ_SCALING.to_owned()))
+                .chain(scaling)
+                .collect(),
         });
     }
     if let Some(memory) = chart("memory.svg") {
@@ -121,7 +123,13 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
     out.push(Section {
         title: "Latency percentiles per workload".to_owned(),
         parts: std::iter::once(Part::Text(READ_LATENCY.to_owned()))
-            .chain(charts.iter().filter(|c| c.file.starts_with("latency-")).cloned().map(Part::Chart))
+            .chain(
+                charts
+                    .iter()
+                    .filter(|c| c.file.starts_with("latency-"))
+                    .cloned()
+                    .map(Part::Chart),
+            )
             .collect(),
     });
     if let Some(table) = tables::lateness_table(model) {
@@ -163,8 +171,9 @@ fn generated_note(results_dir: &str) -> String {
 const CSS: &str = "body{font-family:sans-serif;max-width:1240px;margin:1em auto;padding:0 1em;color:#222}\
     h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ccc}\
     .scroll{overflow-x:auto}table{border-collapse:collapse;font-size:13px;margin:.5em 0}\
-    th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}\
-    th:first-child{text-align:left}tr.family th{background:#eee;text-align:left}\
+    th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;white-space:nowrap}\
+    table.numeric td{text-align:right}\
+    tr.family th{background:#eee}\
     td.best{font-weight:bold;outline:2px solid #238b45}\
     figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #ddd}\
     .note{color:#555;font-size:.9em}.swatch{display:inline-block;width:.8em;height:.8em;margin-right:.3em}";
@@ -194,7 +203,10 @@ pub fn html(model: &Model, charts: &[Chart], results_dir: &str) -> String {
             match part {
                 Part::Text(text) => out.push_str(&format!("<p>{}</p>\n", escape_html(&text))),
                 Part::Table(table) => {
-                    out.push_str(&format!("<div class=\"scroll\">{}</div>\n", table.to_html()));
+                    out.push_str(&format!(
+                        "<div class=\"scroll\">{}</div>\n",
+                        table.to_html()
+                    ));
                 }
                 Part::Chart(chart) => out.push_str(&format!(
                     "<figure><img src=\"{}\" alt=\"{}\" width=\"{}\" height=\"{}\"></figure>\n",
@@ -223,7 +235,9 @@ pub fn markdown(model: &Model, charts: &[Chart], results_dir: &str) -> String {
             match part {
                 Part::Text(text) => out.push_str(&format!("{text}\n\n")),
                 Part::Table(table) => out.push_str(&format!("{}\n", table.to_markdown())),
-                Part::Chart(chart) => out.push_str(&format!("![{}]({})\n\n", chart.title, chart.file)),
+                Part::Chart(chart) => {
+                    out.push_str(&format!("![{}]({})\n\n", chart.title, chart.file))
+                }
             }
         }
     }

@@ -81,10 +81,7 @@ pub fn cells(model: &Model, workload: &str) -> Vec<Cell> {
 
 /// The smallest measured value.
 pub fn best(cells: &[Cell]) -> Option<f64> {
-    cells
-        .iter()
-        .filter_map(Cell::value)
-        .min_by(f64::total_cmp)
+    cells.iter().filter_map(Cell::value).min_by(f64::total_cmp)
 }
 
 /// `value` as a percentage of `best` (100 is the best; 250 is 2.5 times slower).
@@ -199,7 +196,10 @@ mod tests {
         let v = verdict(&entries).unwrap();
         assert_eq!(v.best.name, "wheel");
         assert_eq!(v.runner_up.as_ref().unwrap().name, "tokio");
-        assert_eq!(ratio_phrase(&v.best, v.runner_up.as_ref().unwrap()), "2.50x slower");
+        assert_eq!(
+            ratio_phrase(&v.best, v.runner_up.as_ref().unwrap()),
+            "2.50x slower"
+        );
         assert_eq!(v.best_crate.unwrap().name, "tokio");
         assert_eq!(v.best_baseline.unwrap().ns, 80.0);
     }

@@ -43,9 +43,11 @@ pub enum Row {
     Cells(Vec<TableCell>),
 }
 
-/// A table with a caption.
+/// A table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Table {
+    /// Whether the cells after the first column are numbers (right-aligned).
+    pub numeric: bool,
     /// Column headers.
     pub headers: Vec<String>,
     /// Rows in order.
@@ -81,7 +83,11 @@ pub fn heat_colour(percent: f64) -> String {
 impl Table {
     /// The table as an HTML `<table>`.
     pub fn to_html(&self) -> String {
-        let mut out = String::from("<table>\n<thead><tr>");
+        let mut out = String::from(if self.numeric {
+            "<table class=\"numeric\">\n<thead><tr>"
+        } else {
+            "<table>\n<thead><tr>"
+        });
         for header in &self.headers {
             out.push_str(&format!("<th>{}</th>", escape_html(header)));
         }
@@ -99,12 +105,16 @@ impl Table {
                         let tag = if i == 0 { "th" } else { "td" };
                         let mut attributes = String::new();
                         if let Some(p) = cell.percent {
-                            attributes.push_str(&format!(" style=\"background:{}\"", heat_colour(p)));
+                            attributes
+                                .push_str(&format!(" style=\"background:{}\"", heat_colour(p)));
                         }
                         if cell.best {
                             attributes.push_str(" class=\"best\"");
                         }
-                        out.push_str(&format!("<{tag}{attributes}>{}</{tag}>", escape_html(&cell.text)));
+                        out.push_str(&format!(
+                            "<{tag}{attributes}>{}</{tag}>",
+                            escape_html(&cell.text)
+                        ));
                     }
                     out.push_str("</tr>\n");
                 }
@@ -118,7 +128,11 @@ impl Table {
     pub fn to_markdown(&self) -> String {
         let mut out = format!(
             "| {} |\n|{}\n",
-            self.headers.iter().map(|h| escape_markdown(h)).collect::<Vec<_>>().join(" | "),
+            self.headers
+                .iter()
+                .map(|h| escape_markdown(h))
+                .collect::<Vec<_>>()
+                .join(" | "),
             "---|".repeat(self.headers.len())
         );
         for row in &self.rows {
@@ -204,53 +218,80 @@ pub fn summary_table(model: &Model, relative: bool) -> Table {
             .collect()
     });
     Table {
+        numeric: true,
         headers: workload_headers(model),
         rows,
     }
 }
 
 /// Per workload: the winner, its ns per operation, and how the runner-up,
-/// the best `crate` algorithm and the best `baseline` compare.
+/// the best `crate` algorithm and the best `baseline` compare (those two
+/// columns only when the family ran).
 pub fn verdict_table(model: &Model) -> Table {
+    let label = |name: &str| {
+        model
+            .algorithms
+            .iter()
+            .find(|a| a.name == name)
+            .map_or_else(|| name.to_owned(), crate::model::Algorithm::label)
+    };
     let phrase = |best: &summary::Standing, other: &Option<summary::Standing>| {
         other.as_ref().map_or_else(
             || MISSING.to_owned(),
-            |o| format!("{} ({}, {} ns)", o.name, ratio_phrase(best, o), format_ns(o.ns)),
+            |o| {
+                format!(
+                    "{} ({}, {} ns)",
+                    label(&o.name),
+                    ratio_phrase(best, o),
+                    format_ns(o.ns)
+                )
+            },
         )
     };
+    let has_family = |family: &str| model.algorithms.iter().any(|a| a.family == family);
+    let (crates, baselines) = (
+        has_family(summary::CRATE_FAMILY),
+        has_family(summary::BASELINE_FAMILY),
+    );
+    let mut headers = vec!["workload", "winner (family)", "winner ns/op", "runner-up"];
+    if crates {
+        headers.push("best crate");
+    }
+    if baselines {
+        headers.push("best baseline");
+    }
     let rows = model
         .workloads
         .iter()
         .map(|w| {
-            let cells = match summary::workload_verdict(model, w) {
-                Some(v) => vec![
-                    TableCell::plain(w.clone()),
-                    TableCell::plain(format!("{} ({})", v.best.name, v.best.family)),
-                    TableCell::plain(format_ns(v.best.ns)),
-                    TableCell::plain(phrase(&v.best, &v.runner_up)),
-                    TableCell::plain(phrase(&v.best, &v.best_crate)),
-                    TableCell::plain(phrase(&v.best, &v.best_baseline)),
-                ],
-                None => {
-                    let mut cells = vec![TableCell::plain(w.clone()), TableCell::plain("nothing measured")];
-                    cells.resize(6, TableCell::plain(MISSING));
-                    cells
+            let mut cells = vec![TableCell::plain(w.clone())];
+            match summary::workload_verdict(model, w) {
+                Some(v) => {
+                    cells.push(TableCell::plain(format!(
+                        "{} ({})",
+                        label(&v.best.name),
+                        v.best.family
+                    )));
+                    cells.push(TableCell::plain(format_ns(v.best.ns)));
+                    cells.push(TableCell::plain(phrase(&v.best, &v.runner_up)));
+                    if crates {
+                        cells.push(TableCell::plain(phrase(&v.best, &v.best_crate)));
+                    }
+                    if baselines {
+                        cells.push(TableCell::plain(phrase(&v.best, &v.best_baseline)));
+                    }
                 }
-            };
+                None => {
+                    cells.push(TableCell::plain("nothing measured"));
+                    cells.resize(headers.len(), TableCell::plain(MISSING));
+                }
+            }
             Row::Cells(cells)
         })
         .collect();
     Table {
-        headers: [
-            "workload",
-            "winner (family)",
-            "winner ns/op",
-            "runner-up",
-            "best crate",
-            "best baseline",
-        ]
-        .map(str::to_owned)
-        .to_vec(),
+        numeric: false,
+        headers: headers.into_iter().map(str::to_owned).collect(),
         rows,
     }
 }
@@ -264,14 +305,22 @@ pub fn memory_table(model: &Model) -> Table {
             .iter()
             .map(|(w, _)| match model.run(name, w) {
                 Some(r) if !r.is_ok() => TableCell::plain(SKIPPED),
-                Some(r) => TableCell::plain(r.bytes_per_pending.map_or_else(|| MISSING.to_owned(), |b| format!("{b:.1}"))),
+                Some(r) => TableCell::plain(
+                    r.bytes_per_pending
+                        .map_or_else(|| MISSING.to_owned(), |b| format!("{b:.1}")),
+                ),
                 None => TableCell::plain(MISSING),
             })
             .collect()
     });
     Table {
+        numeric: true,
         headers: std::iter::once("algorithm".to_owned())
-            .chain(sweep.iter().map(|(w, n)| format!("{w} (N = {})", format_count(*n))))
+            .chain(
+                sweep
+                    .iter()
+                    .map(|(w, n)| format!("{w} (N = {})", format_count(*n))),
+            )
             .collect(),
         rows,
     }
@@ -280,7 +329,8 @@ pub fn memory_table(model: &Model) -> Table {
 /// The largest lateness in ticks of every inexact algorithm, per workload.
 /// `None` when every algorithm is exact.
 pub fn lateness_table(model: &Model) -> Option<Table> {
-    let inexact: Vec<&crate::model::Algorithm> = model.algorithms.iter().filter(|a| !a.exact).collect();
+    let inexact: Vec<&crate::model::Algorithm> =
+        model.algorithms.iter().filter(|a| !a.exact).collect();
     if inexact.is_empty() {
         return None;
     }
@@ -288,15 +338,21 @@ pub fn lateness_table(model: &Model) -> Option<Table> {
         .iter()
         .map(|a| {
             let mut cells = vec![TableCell::plain(a.name.clone())];
-            cells.extend(model.workloads.iter().map(|w| match model.run(&a.name, w) {
-                Some(r) if !r.is_ok() => TableCell::plain(SKIPPED),
-                Some(r) => TableCell::plain(r.max_lateness_ticks.map_or_else(|| MISSING.to_owned(), format_count)),
-                None => TableCell::plain(MISSING),
+            cells.extend(model.workloads.iter().map(|w| {
+                match model.run(&a.name, w) {
+                    Some(r) if !r.is_ok() => TableCell::plain(SKIPPED),
+                    Some(r) => TableCell::plain(
+                        r.max_lateness_ticks
+                            .map_or_else(|| MISSING.to_owned(), format_count),
+                    ),
+                    None => TableCell::plain(MISSING),
+                }
             }));
             Row::Cells(cells)
         })
         .collect();
     Some(Table {
+        numeric: true,
         headers: workload_headers(model),
         rows,
     })
@@ -318,7 +374,10 @@ pub fn skipped_table(model: &Model) -> Option<Table> {
         })
         .collect();
     (!rows.is_empty()).then(|| Table {
-        headers: ["algorithm", "workload", "reason"].map(str::to_owned).to_vec(),
+        numeric: false,
+        headers: ["algorithm", "workload", "reason"]
+            .map(str::to_owned)
+            .to_vec(),
         rows,
     })
 }
@@ -334,7 +393,10 @@ pub fn algorithms_table(model: &Model) -> Table {
         ]
     });
     Table {
-        headers: ["algorithm", "timing", "parameters", "summary"].map(str::to_owned).to_vec(),
+        numeric: false,
+        headers: ["algorithm", "timing", "parameters", "summary"]
+            .map(str::to_owned)
+            .to_vec(),
         rows,
     }
 }
@@ -344,7 +406,10 @@ pub fn metadata_table(model: &Model) -> Table {
     let m = &model.results.metadata;
     let floor = m.clock_floor_ns;
     let fields = [
-        ("machine", format!("{} ({} logical cores)", m.cpu_model, m.cores)),
+        (
+            "machine",
+            format!("{} ({} logical cores)", m.cpu_model, m.cores),
+        ),
         ("clock source", m.clock_source.clone()),
         (
             "clock floor (empty timed region)",
@@ -360,12 +425,21 @@ pub fn metadata_table(model: &Model) -> Table {
         ("driver", m.driver.clone()),
         (
             "git commit",
-            format!("{}{}", m.git_commit, if m.git_dirty { " (with uncommitted changes)" } else { "" }),
+            format!(
+                "{}{}",
+                m.git_commit,
+                if m.git_dirty {
+                    " (with uncommitted changes)"
+                } else {
+                    ""
+                }
+            ),
         ),
         ("date (UTC)", m.date_utc.clone()),
         ("run time", format!("{:.1} s", m.wall_seconds)),
     ];
     Table {
+        numeric: false,
         headers: ["field", "value"].map(str::to_owned).to_vec(),
         rows: fields
             .into_iter()
@@ -380,6 +454,7 @@ mod tests {
 
     fn sample() -> Table {
         Table {
+            numeric: true,
             headers: vec!["algorithm".into(), "w|1".into()],
             rows: vec![
                 Row::Heading("seed family".into()),

@@ -13,11 +13,24 @@ use common::{assert_input_error, copy_fixture, listing, report, scratch};
 fn good_results_make_a_complete_report() {
     let results = copy_fixture("good");
     let out = report(&results);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let dir = results.join("report");
     let files = listing(&dir);
-    for name in ["index.html", "REPORT.md", "scaling-all.svg", "memory.svg", "wasted-cascades.svg"] {
-        assert!(files.contains(&name.to_owned()), "{name} missing: {files:?}");
+    for name in [
+        "index.html",
+        "REPORT.md",
+        "scaling-all.svg",
+        "memory.svg",
+        "wasted-cascades.svg",
+    ] {
+        assert!(
+            files.contains(&name.to_owned()),
+            "{name} missing: {files:?}"
+        );
     }
     let html = fs::read_to_string(dir.join("index.html")).unwrap();
     let markdown = fs::read_to_string(dir.join("REPORT.md")).unwrap();
@@ -28,8 +41,14 @@ fn good_results_make_a_complete_report() {
     }
     // Every chart is on the page and in the Markdown.
     for svg in files.iter().filter(|f| f.ends_with(".svg")) {
-        assert!(html.contains(&format!("src=\"{svg}\"")), "{svg} not on the page");
-        assert!(markdown.contains(&format!("]({svg})")), "{svg} not in REPORT.md");
+        assert!(
+            html.contains(&format!("src=\"{svg}\"")),
+            "{svg} not on the page"
+        );
+        assert!(
+            markdown.contains(&format!("]({svg})")),
+            "{svg} not in REPORT.md"
+        );
     }
     // Skipped runs are marked, never shown as zero; the inexact algorithm is labelled.
     assert!(html.contains(">skipped<"));
@@ -70,15 +89,22 @@ fn edit_line(file: &Path, line: usize, edit: impl Fn(&str) -> String) {
 #[test]
 fn wrong_schema_version_in_a_row_names_file_and_line() {
     let results = copy_fixture("wrong-version");
-    edit_line(&results.join("throughput.csv"), 5, |l| l.replacen("2,", "3,", 1));
+    edit_line(&results.join("throughput.csv"), 5, |l| {
+        l.replacen("2,", "3,", 1)
+    });
     let out = report(&results);
-    assert_input_error(&out, &["throughput.csv:5:", "schema_version is \"3\"", "version 2"]);
+    assert_input_error(
+        &out,
+        &["throughput.csv:5:", "schema_version is \"3\"", "version 2"],
+    );
 }
 
 #[test]
 fn missing_schema_version_column_is_refused() {
     let results = copy_fixture("no-version-column");
-    edit_line(&results.join("runs.csv"), 1, |l| l.replacen("schema_version,", "", 1));
+    edit_line(&results.join("runs.csv"), 1, |l| {
+        l.replacen("schema_version,", "", 1)
+    });
     let out = report(&results);
     assert_input_error(&out, &["runs.csv:1:", "schema_version"]);
 }
@@ -88,7 +114,11 @@ fn wrong_metadata_version_is_refused() {
     let results = copy_fixture("metadata-version");
     let path = results.join("metadata.json");
     let text = fs::read_to_string(&path).unwrap();
-    fs::write(&path, text.replacen("\"schema_version\": 2", "\"schema_version\": 1", 1)).unwrap();
+    fs::write(
+        &path,
+        text.replacen("\"schema_version\": 2", "\"schema_version\": 1", 1),
+    )
+    .unwrap();
     let out = report(&results);
     assert_input_error(&out, &["metadata.json", "schema_version is 1", "version 2"]);
 }
@@ -136,11 +166,17 @@ fn bad_input_leaves_the_previous_report_untouched() {
     let dir = results.join("report");
     let before = fs::read_to_string(dir.join("index.html")).unwrap();
     let files_before = listing(&dir);
-    edit_line(&results.join("latency.csv"), 2, |l| l.replacen("2,", "9,", 1));
+    edit_line(&results.join("latency.csv"), 2, |l| {
+        l.replacen("2,", "9,", 1)
+    });
     let out = report(&results);
     assert_input_error(&out, &["latency.csv:2:"]);
     assert_eq!(fs::read_to_string(dir.join("index.html")).unwrap(), before);
     assert_eq!(listing(&dir), files_before);
     // No temporary directory is left beside it.
-    assert!(listing(&results).iter().all(|f| !f.starts_with('.')), "{:?}", listing(&results));
+    assert!(
+        listing(&results).iter().all(|f| !f.starts_with('.')),
+        "{:?}",
+        listing(&results)
+    );
 }

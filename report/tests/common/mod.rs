@@ -50,7 +50,10 @@ pub fn assert_input_error(out: &Output, fragments: &[&str]) {
     let message = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "exit code; stderr: {message}");
     for fragment in fragments {
-        assert!(message.contains(fragment), "stderr lacks {fragment:?}: {message}");
+        assert!(
+            message.contains(fragment),
+            "stderr lacks {fragment:?}: {message}"
+        );
     }
 }
 
