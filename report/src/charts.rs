@@ -396,16 +396,12 @@ pub fn axis_number(v: f64) -> String {
     }
 }
 
+/// A drawing area of an SVG document, in pixels.
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
 /// Sets up an SVG document: white background, title, and the split into a
 /// plot area and a legend area.
-fn canvas<'a>(
-    svg: &'a mut String,
-    title: &str,
-) -> Result<(
-    DrawingArea<SVGBackend<'a>, Shift>,
-    DrawingArea<SVGBackend<'a>, Shift>,
-    DrawingArea<SVGBackend<'a>, Shift>,
-)> {
+fn canvas<'a>(svg: &'a mut String, title: &str) -> Result<(Area<'a>, Area<'a>, Area<'a>)> {
     let root = SVGBackend::with_string(svg, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE).map_err(plot_err)?;
     let body = root
@@ -534,8 +530,11 @@ struct XyChart<'m> {
     references: bool,
 }
 
+/// How a reference slope grows from `n0` to `n`: `growth(n, n0)`.
+type Growth = fn(f64, f64) -> f64;
+
 /// The reference slopes: name and growth relative to `n0`.
-const SLOPES: [(&str, fn(f64, f64) -> f64); 3] = [
+const SLOPES: [(&str, Growth); 3] = [
     ("O(1)", |_, _| 1.0),
     ("O(log n)", |n, n0| n.ln() / n0.ln()),
     ("O(n)", |n, n0| n / n0),
@@ -544,7 +543,7 @@ const SLOPES: [(&str, fn(f64, f64) -> f64); 3] = [
 /// Points along the log axis from `x0` to `x1` where the curve stays inside
 /// `[y_lo, y_hi]`.
 fn slope_points(
-    growth: fn(f64, f64) -> f64,
+    growth: Growth,
     (x0, x1): (f64, f64),
     y0: f64,
     (y_lo, y_hi): (f64, f64),

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::input::{LatencyRow, Results, RunRow};
+use crate::input::{AlgorithmEntry, LatencyRow, Results, RunRow};
 
 /// An RGB colour.
 pub type Rgb = (u8, u8, u8);
@@ -183,46 +183,39 @@ impl Model {
     /// not in the metadata are kept (an algorithm without an entry is placed in
     /// the [`UNLISTED_FAMILY`] and treated as exact).
     pub fn new(results: Results) -> Self {
-        let mut entries: BTreeMap<String, (String, bool, String, String)> = results
-            .metadata
-            .algorithms
-            .iter()
-            .map(|a| {
-                (
-                    a.name.clone(),
-                    (
-                        a.family.clone(),
-                        a.exact,
-                        a.params.clone(),
-                        a.summary.clone(),
-                    ),
-                )
-            })
-            .collect();
+        let mut entries: Vec<AlgorithmEntry> = results.metadata.algorithms.clone();
         for run in &results.runs {
-            entries.entry(run.algorithm.clone()).or_insert_with(|| {
-                (
-                    UNLISTED_FAMILY.to_owned(),
-                    true,
-                    String::new(),
-                    String::new(),
-                )
-            });
+            if !entries.iter().any(|e| e.name == run.algorithm) {
+                entries.push(AlgorithmEntry {
+                    name: run.algorithm.clone(),
+                    family: UNLISTED_FAMILY.to_owned(),
+                    exact: true,
+                    params: String::new(),
+                    summary: String::new(),
+                });
+            }
         }
-        let mut order: Vec<(&String, &(String, bool, String, String))> = entries.iter().collect();
-        order.sort_by(|(a, ea), (b, eb)| {
-            (family_rank(&ea.0), &ea.0, *a).cmp(&(family_rank(&eb.0), &eb.0, *b))
+        entries.sort_by(|a, b| {
+            (family_rank(&a.family), &a.family, &a.name).cmp(&(
+                family_rank(&b.family),
+                &b.family,
+                &b.name,
+            ))
         });
-        let mut algorithms: Vec<Algorithm> = Vec::with_capacity(order.len());
-        for (name, (family, exact, params, summary)) in order {
-            let index = algorithms.iter().filter(|a| &a.family == family).count();
-            let (colour, marker) = style_for(family, index);
+        entries.dedup_by(|a, b| a.name == b.name);
+        let mut algorithms: Vec<Algorithm> = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let index = algorithms
+                .iter()
+                .filter(|a| a.family == entry.family)
+                .count();
+            let (colour, marker) = style_for(&entry.family, index);
             algorithms.push(Algorithm {
-                name: name.clone(),
-                family: family.clone(),
-                exact: *exact,
-                params: params.clone(),
-                summary: summary.clone(),
+                name: entry.name,
+                family: entry.family,
+                exact: entry.exact,
+                params: entry.params,
+                summary: entry.summary,
                 colour,
                 marker,
             });
@@ -371,6 +364,67 @@ mod tests {
         for (i, a) in all.iter().enumerate() {
             assert!(!all[i + 1..].contains(a), "{a:?} appears twice");
         }
+    }
+
+    /// A model of two workloads and four algorithms, one of them a crate
+    /// adapter and one missing from the metadata.
+    fn small_model() -> Model {
+        use crate::input::{parse_csv, parse_metadata};
+        use std::path::Path;
+        let metadata = r#"{"schema_version": 2, "seed": 1, "scale": "small", "driver": "event",
+            "workloads": ["scaling-1e4", "scaling-1e3"],
+            "clock_floor_ns": {"p50_ns": 20, "p99_ns": 30, "p999_ns": 40, "max_ns": 50},
+            "algorithms": [
+              {"name": "zeta-crate", "family": "crate", "exact": true},
+              {"name": "b-heap", "family": "seed", "exact": true},
+              {"name": "a-wheel", "family": "seed", "exact": false}]}"#;
+        let runs = "schema_version,algorithm,workload,status,skip_reason,max_pending,empty_slot_visits,\
+                    entries_examined_not_due,cascades,bytes_per_pending,max_lateness_ticks\n\
+                    2,b-heap,scaling-1e4,ok,,10000,0,0,0,40,0\n\
+                    2,a-wheel,scaling-1e4,ok,,10400,5,0,0,60,12\n\
+                    2,stranger,scaling-1e3,skipped,too many,1000,,,,,\n\
+                    2,b-heap,scaling-1e3,ok,,1000,0,0,0,50,0\n";
+        Model::new(Results {
+            metadata: parse_metadata(Path::new("metadata.json"), metadata).unwrap(),
+            runs: parse_csv(Path::new("runs.csv"), runs).unwrap(),
+            throughput: Vec::new(),
+            latency: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn algorithms_are_grouped_by_family_then_name_with_unlisted_ones_kept() {
+        let model = small_model();
+        let order: Vec<(&str, &str)> = model
+            .algorithms
+            .iter()
+            .map(|a| (a.family.as_str(), a.name.as_str()))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("seed", "a-wheel"),
+                ("seed", "b-heap"),
+                ("crate", "zeta-crate"),
+                (UNLISTED_FAMILY, "stranger"),
+            ]
+        );
+        assert_eq!(model.families(), ["seed", "crate", UNLISTED_FAMILY]);
+        assert_eq!(model.algorithms[0].label(), "a-wheel (inexact)");
+        assert_eq!(model.algorithms[2].colour, CRATE_PALETTE[0]);
+        assert!(model.skipped("stranger", "scaling-1e3"));
+    }
+
+    #[test]
+    fn scaling_n_is_the_smallest_max_pending_in_increasing_order() {
+        let model = small_model();
+        assert_eq!(
+            model.scaling_workloads(),
+            [
+                ("scaling-1e3".to_owned(), 1000),
+                ("scaling-1e4".to_owned(), 10_000)
+            ]
+        );
     }
 
     #[test]
