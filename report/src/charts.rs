@@ -678,85 +678,66 @@ fn scaling_note(model: &Model, a: &Algorithm, has_data: bool) -> Option<String> 
     }
 }
 
-/// The scaling chart of one operation: mean ns (throughput pass) against N
-/// over the `scaling-*` workloads. `None` when no algorithm has the operation.
-pub fn scaling_chart(model: &Model, operation: &str) -> Result<Option<Chart>> {
+/// A chart over the scaling sweep: `value(algorithm, workload)` against N,
+/// one line per algorithm. `None` when no algorithm has a value.
+fn sweep_chart<'m>(
+    model: &'m Model,
+    mut spec: XyChart<'m>,
+    value: impl Fn(&str, &str) -> Option<f64>,
+) -> Result<Option<Chart>> {
     let sweep = model.scaling_workloads();
-    let series: Vec<Series<'_>> = model
+    spec.series = model
         .algorithms
         .iter()
         .map(|a| {
             let points = sweep
                 .iter()
-                .filter_map(|(w, n)| {
-                    model
-                        .mean_ns(&a.name, w, operation)
-                        .map(|ns| (*n as f64, ns))
-                })
+                .filter_map(|(w, n)| value(&a.name, w).map(|v| (*n as f64, v)))
                 .collect();
             (a, points)
         })
         .collect();
-    if series.iter().all(|(_, p)| p.is_empty()) {
-        return Ok(None);
-    }
-    let has: Vec<String> = series
+    let has: Vec<String> = spec
+        .series
         .iter()
         .filter(|(_, p)| !p.is_empty())
         .map(|(a, _)| a.name.clone())
         .collect();
-    let spec = XyChart {
-        file: format!("scaling-{operation}.svg"),
-        title: format!("Scaling: {operation}, ns per operation vs pending timers (log-log)"),
-        y_desc: "mean ns per operation (log scale)",
-        series,
-        references: true,
-    };
+    if has.is_empty() {
+        return Ok(None);
+    }
     draw_xy(model, spec, |a| {
         scaling_note(model, a, has.contains(&a.name))
     })
     .map(Some)
 }
 
+/// The scaling chart of one operation: mean ns (throughput pass) against N
+/// over the `scaling-*` workloads. `None` when no algorithm has the operation.
+pub fn scaling_chart(model: &Model, operation: &str) -> Result<Option<Chart>> {
+    let spec = XyChart {
+        file: format!("scaling-{operation}.svg"),
+        title: format!("Scaling: {operation}, ns per operation vs pending timers (log-log)"),
+        y_desc: "mean ns per operation (log scale)",
+        series: Vec::new(),
+        references: true,
+    };
+    sweep_chart(model, spec, |a, w| model.mean_ns(a, w, operation))
+}
+
 /// The memory chart: peak heap bytes per pending timer against N over the
 /// scaling workloads. `None` without scaling workloads.
 pub fn memory_chart(model: &Model) -> Result<Option<Chart>> {
-    let sweep = model.scaling_workloads();
-    let series: Vec<Series<'_>> = model
-        .algorithms
-        .iter()
-        .map(|a| {
-            let points = sweep
-                .iter()
-                .filter_map(|(w, n)| {
-                    model
-                        .run(&a.name, w)
-                        .and_then(|r| r.bytes_per_pending)
-                        .map(|b| (*n as f64, b))
-                })
-                .collect();
-            (a, points)
-        })
-        .collect();
-    if series.iter().all(|(_, p)| p.is_empty()) {
-        return Ok(None);
-    }
-    let has: Vec<String> = series
-        .iter()
-        .filter(|(_, p)| !p.is_empty())
-        .map(|(a, _)| a.name.clone())
-        .collect();
     let spec = XyChart {
         file: "memory.svg".to_owned(),
         title: "Memory: peak heap bytes per pending timer vs pending timers".to_owned(),
         y_desc: "bytes per pending timer (log scale)",
-        series,
+        series: Vec::new(),
         references: false,
     };
-    draw_xy(model, spec, |a| {
-        scaling_note(model, a, has.contains(&a.name))
+    sweep_chart(model, spec, |a, w| {
+        model.run(a, w).and_then(|r| r.bytes_per_pending)
     })
-    .map(Some)
 }
 
 /// A wasted-work chart: one group of bars per workload, one bar per

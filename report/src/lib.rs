@@ -56,7 +56,15 @@ pub fn render(model: &model::Model, results_dir: &str) -> Result<Vec<(String, St
             page::markdown(model, &charts, results_dir),
         ),
     ];
-    files.extend(charts.into_iter().map(|c| (c.file, c.svg)));
+    // Each chart says it is generated, in a comment after the `<svg>` line.
+    let note = page::generated_comment(results_dir);
+    files.extend(charts.into_iter().map(|c| {
+        let svg = match c.svg.split_once('\n') {
+            Some((first, rest)) => format!("{first}\n{note}\n{rest}"),
+            None => c.svg,
+        };
+        (c.file, svg)
+    }));
     Ok(files)
 }
 
