@@ -2,7 +2,7 @@
 //! browser renders the text, plotters only estimates its size for layout).
 //!
 //! Every chart has a title, axis descriptions with units, and a legend panel
-//! on its right drawn by [`draw_legend`]: algorithms grouped under their family,
+//! on its right drawn by `draw_legend`: algorithms grouped under their family,
 //! in the model's display order, each with its colour and marker, and a note
 //! where it was skipped or is inexact. Value axes are logarithmic, because
 //! the algorithms differ by orders of magnitude.
@@ -247,7 +247,8 @@ fn log_axis((lo, hi): (f64, f64)) -> Ticked<LogCoord<f64>> {
 }
 
 /// Ticks of a log axis: 1, 2 and 5 times each power of ten inside `[lo, hi]`,
-/// or only the powers of ten when that would be more than [`MAX_TICKS`].
+/// or only the powers of ten when that would be more than `MAX_TICKS`, or every
+/// integer mantissa when 1-2-5 would give fewer than `MIN_TICKS`.
 pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     const MAX_TICKS: usize = 12;
     const MIN_TICKS: usize = 4;

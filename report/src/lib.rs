@@ -73,7 +73,10 @@ pub fn render(model: &model::Model, results_dir: &str) -> Result<Vec<(String, St
 pub fn generate(results_dir: &Path) -> Result<(PathBuf, usize), Failure> {
     let results = input::read_results(results_dir).map_err(Failure::Input)?;
     let model = model::Model::new(results);
-    let files = render(&model, &results_dir.display().to_string()).map_err(Failure::Output)?;
+    let quoted = results_dir.display().to_string();
+    let quoted = quoted.trim_end_matches('/');
+    let files =
+        render(&model, if quoted.is_empty() { "/" } else { quoted }).map_err(Failure::Output)?;
     let target = results_dir.join(REPORT_DIR);
     output::write_dir(&target, &files).map_err(Failure::Output)?;
     Ok((target, files.len()))

@@ -3,7 +3,7 @@
 //! the charts are SVG files beside it), and `REPORT.md`, the same tables and
 //! chart links for viewing on a code host.
 //!
-//! Both are assembled from one list of [`Section`]s, so they cannot drift.
+//! Both are assembled from one list of `Section`s, so they cannot drift.
 
 use crate::charts::{COUNTERS, Chart, SCALING_OPERATIONS};
 use crate::model::{Model, hex};
@@ -65,7 +65,8 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
                 Part::Text(
                     "The fastest algorithm per workload by all-in ns per operation, and how far behind \
                      the runner-up, the best third-party crate (family `crate`) and the best \
-                     standard-library baseline (family `baseline`) are."
+                     standard-library baseline (family `baseline`) are; those two columns appear when \
+                     their family ran."
                         .to_owned(),
                 ),
                 Part::Table(tables::verdict_table(model)),
@@ -181,7 +182,7 @@ const CSS: &str = "body{font-family:sans-serif;max-width:1240px;margin:1em auto;
     h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ccc}\
     .scroll{overflow-x:auto}table{border-collapse:collapse;font-size:13px;margin:.5em 0}\
     th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;white-space:nowrap}\
-    table.numeric td{text-align:right}\
+    table.numeric td{text-align:right}table:not(.numeric) td{white-space:normal}\
     tr.family th{background:#eee}\
     td.best{font-weight:bold;outline:2px solid #238b45}\
     figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #ddd}\
