@@ -226,10 +226,12 @@ fn report_renders_in_chromium_with_every_image_and_no_console_error() {
     let browser = match chromium() {
         Ok(path) => path,
         Err(why) if std::env::var(REQUIRE_VARIABLE).as_deref() != Ok("1") => {
-            println!(
+            // Written to the real stderr, past the test harness's capture, so
+            // that a plain `cargo test` shows it.
+            let _ = writeln!(
+                std::io::stderr(),
                 "SKIPPED report_renders_in_chromium: {why}; set {REQUIRE_VARIABLE}=1 to fail instead"
             );
-            eprintln!("SKIPPED report_renders_in_chromium: {why}");
             return;
         }
         Err(why) => panic!("{REQUIRE_VARIABLE}=1 but {why}"),
@@ -307,7 +309,11 @@ fn report_renders_in_chromium_with_every_image_and_no_console_error() {
     assert!(size > 0, "no screenshot written; log: {log}");
     let console = console_messages(&log);
     assert!(console.is_empty(), "console messages: {console:#?}");
-    println!("screenshot of the report: {}", screenshot.display());
+    let _ = writeln!(
+        std::io::stderr(),
+        "report_renders_in_chromium: screenshot of the page in {}",
+        screenshot.display()
+    );
     drop(server);
     let _ = std::fs::remove_dir_all(&root);
 }
