@@ -184,6 +184,27 @@ where
     .map_err(plot_err)
 }
 
+/// Draws an algorithm's series: a line through `points` with its marker at
+/// each, in its colour.
+fn draw_line<DB: DrawingBackend, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    points: &[(f64, f64)],
+    algorithm: &Algorithm,
+) -> Result<()>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let colour = rgb(algorithm.colour);
+    chart
+        .draw_series(LineSeries::new(
+            points.iter().copied(),
+            colour.stroke_width(LINE_WIDTH),
+        ))
+        .map_err(plot_err)?;
+    draw_markers(chart, points, algorithm.marker, colour)
+}
+
 /// Draws `marker` at pixel `at` of a plain drawing area (the legend).
 fn draw_pixel_marker<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -475,14 +496,7 @@ pub fn latency_chart(model: &Model, workload: &str) -> Result<Chart> {
                     .enumerate()
                     .map(|(x, &ns)| (x as f64 + dx, (ns as f64).max(y_lo)))
                     .collect();
-                let colour = rgb(a.colour);
-                chart
-                    .draw_series(LineSeries::new(
-                        points.clone(),
-                        colour.stroke_width(LINE_WIDTH),
-                    ))
-                    .map_err(plot_err)?;
-                draw_markers(&mut chart, &points, a.marker, colour)?;
+                draw_line(&mut chart, &points, a)?;
                 if !series.contains(&a.name) {
                     series.push(a.name.clone());
                 }
@@ -642,14 +656,7 @@ fn draw_xy(
             if points.is_empty() {
                 continue;
             }
-            let colour = rgb(a.colour);
-            chart
-                .draw_series(LineSeries::new(
-                    points.clone(),
-                    colour.stroke_width(LINE_WIDTH),
-                ))
-                .map_err(plot_err)?;
-            draw_markers(&mut chart, points, a.marker, colour)?;
+            draw_line(&mut chart, points, a)?;
             drawn.push(a.name.clone());
         }
         let groups = legend_groups(model, notes, &reference_labels);

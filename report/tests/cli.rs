@@ -133,7 +133,8 @@ fn truncated_file_names_the_cut_line() {
     let results = copy_fixture("truncated");
     let path = results.join("runs.csv");
     let text = fs::read_to_string(&path).unwrap();
-    // Cut in the middle of the fourth data row, as an interrupted copy would.
+    // Cut 20 characters into line 6 (the fifth data row), as an interrupted
+    // copy would.
     let cut = text.match_indices('\n').nth(4).unwrap().0 + 20;
     fs::write(&path, &text[..cut]).unwrap();
     let out = report(&results);
