@@ -66,6 +66,25 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// A row type's checks beyond parsing: values the schema rules out.
+pub trait CheckRow {
+    /// `Err` with the column and what is valid when a value is out of range.
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Checks that a measured figure is a finite, non-negative number.
+fn non_negative(column: &str, value: f64) -> Result<(), String> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "column `{column}` is {value}; it must be a finite number, 0 or more"
+        ))
+    }
+}
+
 /// One row of `runs.csv`, the columns the report uses. Measured columns are
 /// `None` on a skipped row.
 #[derive(Clone, Debug, Deserialize)]
@@ -91,6 +110,21 @@ pub struct RunRow {
     /// The largest lateness in ticks (0 for an exact algorithm).
     pub max_lateness_ticks: Option<u64>,
 }
+
+impl CheckRow for RunRow {
+    fn check(&self) -> Result<(), String> {
+        self.bytes_per_pending
+            .map_or(Ok(()), |b| non_negative("bytes_per_pending", b))
+    }
+}
+
+impl CheckRow for ThroughputRow {
+    fn check(&self) -> Result<(), String> {
+        non_negative("mean_ns", self.mean_ns)
+    }
+}
+
+impl CheckRow for LatencyRow {}
 
 impl RunRow {
     /// Whether the row was measured (not skipped).
@@ -305,13 +339,16 @@ fn read_text(path: &Path) -> Result<String, InputError> {
 /// Reads a CSV file of `T` rows: the header must start with `schema_version`,
 /// every row must carry [`SCHEMA_VERSION`] and have as many fields as the
 /// header, and every field must parse.
-pub fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, InputError> {
+pub fn read_csv<T: DeserializeOwned + CheckRow>(path: &Path) -> Result<Vec<T>, InputError> {
     let text = read_text(path)?;
     parse_csv(path, &text)
 }
 
 /// [`read_csv`] on text already in memory; `path` only names it in errors.
-pub fn parse_csv<T: DeserializeOwned>(path: &Path, text: &str) -> Result<Vec<T>, InputError> {
+pub fn parse_csv<T: DeserializeOwned + CheckRow>(
+    path: &Path,
+    text: &str,
+) -> Result<Vec<T>, InputError> {
     let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
     let headers = reader.headers().map_err(|e| csv_error(path, &e))?.clone();
     if headers.get(0) != Some(VERSION_COLUMN) {
@@ -343,6 +380,9 @@ pub fn parse_csv<T: DeserializeOwned>(path: &Path, text: &str) -> Result<Vec<T>,
         let row = record
             .deserialize(Some(&headers))
             .map_err(|e| field_error(path, line, &headers, &record, &e))?;
+        if let Err(message) = T::check(&row) {
+            return Err(InputError::new(path, line, message));
+        }
         rows.push(row);
     }
     Ok(rows)
@@ -473,6 +513,15 @@ mod tests {
         assert_eq!(error.line, Some(2));
         assert!(error.message.contains("`mean_ns`"), "{error}");
         assert!(error.message.contains("\"fast\""), "{error}");
+    }
+
+    #[test]
+    fn impossible_values_are_refused() {
+        for value in ["NaN", "-5", "inf"] {
+            let error = parse(&format!("{HEADER}2,a,w,insert,3,{value}\n")).unwrap_err();
+            assert_eq!(error.line, Some(2));
+            assert!(error.message.contains("`mean_ns`"), "{error}");
+        }
     }
 
     #[test]
