@@ -350,7 +350,10 @@ pub fn parse_csv<T: DeserializeOwned + CheckRow>(
     text: &str,
 ) -> Result<Vec<T>, InputError> {
     let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
-    let headers = reader.headers().map_err(|e| csv_error(path, &e))?.clone();
+    let headers = reader
+        .headers()
+        .map_err(|e| csv_error(path, text, &e))?
+        .clone();
     if headers.get(0) != Some(VERSION_COLUMN) {
         return Err(InputError::new(
             path,
@@ -364,8 +367,8 @@ pub fn parse_csv<T: DeserializeOwned + CheckRow>(
     }
     let mut rows = Vec::new();
     for record in reader.records() {
-        let record = record.map_err(|e| csv_error(path, &e))?;
-        let line = record.position().map(csv::Position::line);
+        let record = record.map_err(|e| csv_error(path, text, &e))?;
+        let line = record.position().map(|p| line_of(text, p));
         let version = record.get(0).unwrap_or("");
         if version != SCHEMA_VERSION.to_string() {
             return Err(InputError::new(
@@ -418,8 +421,21 @@ fn field_error(
     )
 }
 
-fn csv_error(path: &Path, error: &csv::Error) -> InputError {
-    let line = error.position().map(csv::Position::line);
+/// The 1-based line of a position, counted from its byte offset: the csv
+/// crate's own line count is off by one for files with CRLF line ends, where
+/// a record's position is the `\n` of the line end before it (so that byte is
+/// counted too; a record never starts with `\n`).
+fn line_of(text: &str, position: &csv::Position) -> u64 {
+    let end = usize::try_from(position.byte()).map_or(text.len(), |b| (b + 1).min(text.len()));
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64
+        + 1
+}
+
+fn csv_error(path: &Path, text: &str, error: &csv::Error) -> InputError {
+    let line = error.position().map(|p| line_of(text, p));
     let message = match error.kind() {
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..
@@ -498,6 +514,12 @@ mod tests {
         let error = parse(&format!("{HEADER}2,a,w,insert,3,4.5\n3,b,w,all,1,7\n")).unwrap_err();
         assert_eq!(error.line, Some(3));
         assert!(error.message.contains("schema_version is \"3\""), "{error}");
+    }
+
+    #[test]
+    fn lines_are_counted_with_crlf_line_ends_too() {
+        let text = format!("{HEADER}2,a,w,insert,3,4.5\n3,b,w,all,1,7\n").replace('\n', "\r\n");
+        assert_eq!(parse(&text).unwrap_err().line, Some(3));
     }
 
     #[test]
