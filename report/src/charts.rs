@@ -13,6 +13,8 @@
 //!   with O(1), O(log n) and O(n) reference slopes.
 //! - [`memory_chart`]: peak bytes per pending timer against N.
 //! - [`counter_chart`]: a wasted-work counter per algorithm and workload.
+//! - [`heatmap_chart`]: the summary, all-in ns per operation, algorithm x
+//!   workload, coloured by the ratio to each column's best.
 
 use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
@@ -20,9 +22,11 @@ use plotters::coord::combinators::LogCoord;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::model::{Algorithm, Marker, Model, Rgb};
-use crate::summary::format_count;
+use crate::summary::{self, Cell, format_count, format_ns, percent_of_best};
+use crate::tables::{MISSING, SKIPPED, heat_colour};
 
 /// Width of every chart, pixels (plot and legend).
 pub const WIDTH: u32 = 1200;
@@ -65,6 +69,8 @@ pub struct Chart {
     pub title: String,
     /// The SVG document.
     pub svg: String,
+    /// Its height in pixels (the width is [`WIDTH`]).
+    pub height: u32,
     /// Names of the algorithms with at least one drawn point.
     pub series: Vec<String>,
 }
@@ -528,6 +534,7 @@ pub fn latency_chart(model: &Model, workload: &str) -> Result<Chart> {
         file: format!("latency-{}.svg", file_stem(workload)),
         title,
         svg,
+        height: HEIGHT,
         series,
     })
 }
@@ -667,6 +674,7 @@ fn draw_xy(
         file: spec.file,
         title: spec.title,
         svg,
+        height: HEIGHT,
         series: drawn,
     })
 }
@@ -839,6 +847,136 @@ pub fn counter_chart(model: &Model, counter: Counter) -> Result<Chart> {
         file: format!("wasted-{}.svg", counter.column.replace('_', "-")),
         title,
         svg,
+        height: HEIGHT,
+        series,
+    })
+}
+
+/// The summary heat-map: all-in ns per operation, algorithm (rows, grouped
+/// by family) x workload (columns), each cell coloured by its ratio to the
+/// column's best (green for the best, deepening red up to 100 times slower);
+/// a skipped run is grey and says so.
+pub fn heatmap_chart(model: &Model) -> Result<Chart> {
+    const TOP: i32 = 64;
+    const ROW: i32 = 22;
+    const LABEL_WIDTH: i32 = 230;
+    const SWATCH: i32 = 10;
+    const SKIPPED_GREY: RGBColor = RGBColor(225, 225, 225);
+    let title =
+        "All-in ns per operation: algorithm x workload (green: best of the column)".to_owned();
+    let columns: Vec<(Vec<Cell>, Option<f64>)> = model
+        .workloads
+        .iter()
+        .map(|w| {
+            let cells = summary::cells(model, w);
+            let best = summary::best(&cells);
+            (cells, best)
+        })
+        .collect();
+    let families = model.families();
+    let rows = model.algorithms.len() + families.len();
+    let height = (TOP + ROW * rows as i32 + ROW) as u32;
+    let width = WIDTH as i32;
+    let column = (width - LABEL_WIDTH - 10) / model.workloads.len().max(1) as i32;
+    let centre = Pos::new(HPos::Center, VPos::Center);
+    let left = Pos::new(HPos::Left, VPos::Center);
+    let mut svg = String::new();
+    let mut series = Vec::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        // Centred text, bold or not.
+        let text = |size: u32, bold: bool| {
+            let font = (FONT, size).into_font();
+            let font = if bold {
+                font.style(FontStyle::Bold)
+            } else {
+                font
+            };
+            font.into_text_style(&root).pos(centre)
+        };
+        root.draw(&Text::new(
+            title.clone(),
+            (width / 2, 16),
+            text(TITLE_SIZE, true),
+        ))
+        .map_err(plot_err)?;
+        for (j, w) in model.workloads.iter().enumerate() {
+            let x = LABEL_WIDTH + j as i32 * column + column / 2;
+            root.draw(&Text::new(
+                w.clone(),
+                (x, TOP - ROW / 2),
+                text(LABEL_SIZE, false),
+            ))
+            .map_err(plot_err)?;
+        }
+        let mut y = TOP;
+        let mut family: Option<&str> = None;
+        for (i, a) in model.algorithms.iter().enumerate() {
+            if family != Some(a.family.as_str()) {
+                family = Some(&a.family);
+                root.draw(&Text::new(
+                    format!("{} family", a.family),
+                    (4, y + ROW / 2),
+                    (FONT, LEGEND_SIZE)
+                        .into_font()
+                        .style(FontStyle::Bold)
+                        .into_text_style(&root)
+                        .pos(left),
+                ))
+                .map_err(plot_err)?;
+                y += ROW;
+            }
+            root.draw(&Rectangle::new(
+                [
+                    (4, y + (ROW - SWATCH) / 2),
+                    (4 + SWATCH, y + (ROW + SWATCH) / 2),
+                ],
+                rgb(a.colour).filled(),
+            ))
+            .map_err(plot_err)?;
+            root.draw(&Text::new(
+                a.label(),
+                (8 + SWATCH, y + ROW / 2),
+                (FONT, LEGEND_SIZE)
+                    .into_font()
+                    .into_text_style(&root)
+                    .pos(left),
+            ))
+            .map_err(plot_err)?;
+            for (j, (cells, best)) in columns.iter().enumerate() {
+                let x = LABEL_WIDTH + j as i32 * column;
+                let corners = [(x + 1, y + 1), (x + column - 1, y + ROW - 1)];
+                let (fill, label, is_best) = match (&cells[i], best) {
+                    (Cell::Measured(ns), Some(best)) => {
+                        let (r, g, b) = heat_colour(percent_of_best(*ns, *best));
+                        (RGBColor(r, g, b), format_ns(*ns), ns == best)
+                    }
+                    (Cell::Skipped, _) => (SKIPPED_GREY, SKIPPED.to_owned(), false),
+                    _ => (WHITE, MISSING.to_owned(), false),
+                };
+                root.draw(&Rectangle::new(corners, fill.filled()))
+                    .map_err(plot_err)?;
+                if is_best {
+                    root.draw(&Rectangle::new(corners, BLACK.stroke_width(2)))
+                        .map_err(plot_err)?;
+                }
+                let style = text(LABEL_SIZE - 1, is_best);
+                root.draw(&Text::new(label, (x + column / 2, y + ROW / 2), style))
+                    .map_err(plot_err)?;
+            }
+            if columns.iter().any(|(cells, _)| cells[i].value().is_some()) {
+                series.push(a.name.clone());
+            }
+            y += ROW;
+        }
+        root.present().map_err(plot_err)?;
+    }
+    Ok(Chart {
+        file: "summary-heatmap.svg".to_owned(),
+        title,
+        svg,
+        height,
         series,
     })
 }
@@ -859,7 +997,7 @@ pub fn file_stem(name: &str) -> String {
 
 /// Every chart of the report, in page order.
 pub fn all_charts(model: &Model) -> Result<Vec<Chart>> {
-    let mut charts = Vec::new();
+    let mut charts = vec![heatmap_chart(model)?];
     for op in SCALING_OPERATIONS {
         charts.extend(scaling_chart(model, op)?);
     }
@@ -961,9 +1099,9 @@ mod tests {
     fn every_chart_is_well_formed_with_title_legend_and_series_colours() {
         let model = crate::fixture_model();
         let charts = all_charts(&model).unwrap();
-        // 4 scaling operations with data (no reschedules in the fixture), memory,
-        // 3 counters, one latency chart per workload.
-        assert_eq!(charts.len(), 4 + 1 + 3 + model.workloads.len());
+        // The heat-map, 4 scaling operations with data (no reschedules in the
+        // fixture), memory, 3 counters, one latency chart per workload.
+        assert_eq!(charts.len(), 1 + 4 + 1 + 3 + model.workloads.len());
         for chart in &charts {
             let (texts, colours) = parse(chart);
             assert!(texts.contains(&chart.title), "{}: title", chart.file);
@@ -1021,6 +1159,19 @@ mod tests {
         );
         assert!(!chart.series.contains(&"sorted-list".to_owned()));
         assert!(texts.iter().any(|t| t == "linux-wheel (inexact)"));
+    }
+
+    #[test]
+    fn heatmap_has_every_workload_and_marks_skipped_cells() {
+        let model = crate::fixture_model();
+        let chart = heatmap_chart(&model).unwrap();
+        let (texts, colours) = parse(&chart);
+        for w in &model.workloads {
+            assert!(texts.contains(w), "{w}");
+        }
+        assert!(texts.iter().any(|t| t == SKIPPED));
+        assert!(colours.contains(&crate::model::hex(crate::tables::BEST_COLOUR)));
+        assert_eq!(chart.series.len(), model.algorithms.len());
     }
 
     #[test]

@@ -74,10 +74,10 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
         },
         Section {
             title: "Summary: ns per operation, algorithm x workload".to_owned(),
-            parts: vec![
-                Part::Text(READ_SUMMARY.to_owned()),
-                Part::Table(tables::summary_table(model, false)),
-            ],
+            parts: std::iter::once(Part::Text(READ_SUMMARY.to_owned()))
+                .chain(chart("summary-heatmap.svg").map(Part::Chart))
+                .chain([Part::Table(tables::summary_table(model, false))])
+                .collect(),
         },
         Section {
             title: "Summary: relative to the best of each workload (%)".to_owned(),
@@ -260,7 +260,7 @@ pub fn html(model: &Model, charts: &[Chart], results_dir: &str) -> String {
                     escape_html(&chart.file),
                     escape_html(&chart.title),
                     crate::charts::WIDTH,
-                    crate::charts::HEIGHT
+                    chart.height
                 )),
             }
         }

@@ -6,7 +6,7 @@
 //! heading row, in the model's display order; a skipped run reads `skipped`,
 //! never zero.
 
-use crate::model::Model;
+use crate::model::{Model, Rgb, hex};
 use crate::summary::{self, Cell, format_count, format_ns, percent_of_best, ratio_phrase};
 
 /// Text shown for a run skipped by its pending limit.
@@ -67,17 +67,20 @@ fn escape_markdown(text: &str) -> String {
     text.replace('|', "\\|")
 }
 
+/// The colour of the best cell of a heat-coloured column.
+pub const BEST_COLOUR: Rgb = (199, 233, 192);
+
 /// The background of a heat-coloured cell: green for the best, then white to
 /// red as the value grows to 100 times the best (log scale).
-pub fn heat_colour(percent: f64) -> String {
+pub fn heat_colour(percent: f64) -> Rgb {
     const FULL_AT_PERCENT_LOG: f64 = 2.0;
     const DEEPEST: f64 = 140.0;
     if percent <= 100.0 {
-        return "#c7e9c0".to_owned();
+        return BEST_COLOUR;
     }
     let t = ((percent / 100.0).log10() / FULL_AT_PERCENT_LOG).clamp(0.0, 1.0);
     let fade = (255.0 - DEEPEST * t).round() as u8;
-    format!("#ff{fade:02x}{fade:02x}")
+    (255, fade, fade)
 }
 
 impl Table {
@@ -105,8 +108,10 @@ impl Table {
                         let tag = if i == 0 { "th" } else { "td" };
                         let mut attributes = String::new();
                         if let Some(p) = cell.percent {
-                            attributes
-                                .push_str(&format!(" style=\"background:{}\"", heat_colour(p)));
+                            attributes.push_str(&format!(
+                                " style=\"background:{}\"",
+                                hex(heat_colour(p))
+                            ));
                         }
                         if cell.best {
                             attributes.push_str(" class=\"best\"");
@@ -488,9 +493,9 @@ mod tests {
 
     #[test]
     fn heat_goes_from_green_to_red() {
-        assert_eq!(heat_colour(100.0), "#c7e9c0");
-        assert_eq!(heat_colour(10_000.0), "#ff7373");
-        assert_eq!(heat_colour(1e9), "#ff7373");
+        assert_eq!(hex(heat_colour(100.0)), "#c7e9c0");
+        assert_eq!(hex(heat_colour(10_000.0)), "#ff7373");
+        assert_eq!(hex(heat_colour(1e9)), "#ff7373");
         assert!(heat_colour(150.0) > heat_colour(1000.0));
     }
 }
