@@ -864,15 +864,7 @@ pub fn heatmap_chart(model: &Model) -> Result<Chart> {
     const SKIPPED_GREY: RGBColor = RGBColor(225, 225, 225);
     let title =
         "All-in ns per operation: algorithm x workload (green: best of the column)".to_owned();
-    let columns: Vec<(Vec<Cell>, Option<f64>)> = model
-        .workloads
-        .iter()
-        .map(|w| {
-            let cells = summary::cells(model, w);
-            let best = summary::best(&cells);
-            (cells, best)
-        })
-        .collect();
+    let columns = summary::columns(model);
     let families = model.families();
     let rows = model.algorithms.len() + families.len();
     let height = (TOP + ROW * rows as i32 + ROW) as u32;

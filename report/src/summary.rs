@@ -79,6 +79,19 @@ pub fn cells(model: &Model, workload: &str) -> Vec<Cell> {
         .collect()
 }
 
+/// Per workload (in order), the cells of every algorithm and their best.
+pub fn columns(model: &Model) -> Vec<(Vec<Cell>, Option<f64>)> {
+    model
+        .workloads
+        .iter()
+        .map(|w| {
+            let cells = cells(model, w);
+            let best = best(&cells);
+            (cells, best)
+        })
+        .collect()
+}
+
 /// The smallest measured value.
 pub fn best(cells: &[Cell]) -> Option<f64> {
     cells.iter().filter_map(Cell::value).min_by(f64::total_cmp)

@@ -183,24 +183,11 @@ fn workload_headers(model: &Model) -> Vec<String> {
         .collect()
 }
 
-/// The summary cells of every workload (columns), per algorithm (rows).
-fn summary_columns(model: &Model) -> Vec<(Vec<Cell>, Option<f64>)> {
-    model
-        .workloads
-        .iter()
-        .map(|w| {
-            let cells = summary::cells(model, w);
-            let best = summary::best(&cells);
-            (cells, best)
-        })
-        .collect()
-}
-
 /// The all-in ns per operation, algorithm x workload, heat-coloured by the
 /// ratio to the column's best, the best highlighted. With `relative`, the
 /// cells show the percentage of the best instead of nanoseconds.
 pub fn summary_table(model: &Model, relative: bool) -> Table {
-    let columns = summary_columns(model);
+    let columns = summary::columns(model);
     let rows = family_rows(model, |i| {
         columns
             .iter()
