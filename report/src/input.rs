@@ -198,6 +198,15 @@ pub struct ClockFloor {
     pub max_ns: u64,
 }
 
+/// One size of the memory latency probe.
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub struct MemoryLatency {
+    /// The probed buffer's size in bytes.
+    pub bytes: u64,
+    /// Mean nanoseconds per dependent load.
+    pub ns_per_load: f64,
+}
+
 /// The fields of `metadata.json` the report shows.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Metadata {
@@ -234,6 +243,9 @@ pub struct Metadata {
     pub clock_source: String,
     /// The clock floor.
     pub clock_floor_ns: ClockFloor,
+    /// The memory latency probe (absent in results made before it existed).
+    #[serde(default)]
+    pub memory_latency_ns: Vec<MemoryLatency>,
     /// When the run finished.
     #[serde(default)]
     pub date_utc: String,

@@ -393,6 +393,28 @@ pub fn algorithms_table(model: &Model) -> Table {
     }
 }
 
+/// The memory probe as "16 KiB: 1.2 ns, ..., 64 MiB: 95 ns", or a note that
+/// the results have none.
+fn memory_latency(probe: &[crate::input::MemoryLatency]) -> String {
+    const KIB: u64 = 1024;
+    const MIB: u64 = KIB * KIB;
+    if probe.is_empty() {
+        return "not measured".to_owned();
+    }
+    probe
+        .iter()
+        .map(|p| {
+            let size = if p.bytes >= MIB {
+                format!("{} MiB", p.bytes / MIB)
+            } else {
+                format!("{} KiB", p.bytes / KIB)
+            };
+            format!("{size}: {} ns", format_ns(p.ns_per_load))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The run metadata as (field, value) rows.
 pub fn metadata_table(model: &Model) -> Table {
     let m = &model.results.metadata;
@@ -409,6 +431,10 @@ pub fn metadata_table(model: &Model) -> Table {
                 "p50 {} ns, p99 {} ns, p99.9 {} ns, max {} ns",
                 floor.p50_ns, floor.p99_ns, floor.p999_ns, floor.max_ns
             ),
+        ),
+        (
+            "memory latency (dependent load)",
+            memory_latency(&m.memory_latency_ns),
         ),
         ("rustc", m.rustc.clone()),
         ("build profile", m.build_profile.clone()),
@@ -476,6 +502,23 @@ mod tests {
         assert!(md.starts_with("| algorithm | w\\|1 |\n|---|---|\n"), "{md}");
         assert!(md.contains("| *seed family* |  |"), "{md}");
         assert!(md.contains("**12.5**"), "{md}");
+    }
+
+    #[test]
+    fn memory_probe_sizes_read_as_kib_and_mib() {
+        use crate::input::MemoryLatency;
+        let probe = [
+            MemoryLatency {
+                bytes: 16 * 1024,
+                ns_per_load: 1.25,
+            },
+            MemoryLatency {
+                bytes: 64 << 20,
+                ns_per_load: 95.04,
+            },
+        ];
+        assert_eq!(memory_latency(&probe), "16 KiB: 1.25 ns, 64 MiB: 95.0 ns");
+        assert_eq!(memory_latency(&[]), "not measured");
     }
 
     #[test]
