@@ -14,11 +14,15 @@ FILTER ?=
 # Extra criterion flags for `make bench`, e.g. BENCH_ARGS=--noplot or BENCH_ARGS=--test.
 BENCH_ARGS ?=
 
-.PHONY: results bench test lint soak clean
+.PHONY: results report bench test lint soak clean
 
 ## results: every algorithm on every built-in workload, into $(OUT)/ (release build).
 results:
 	$(CARGO) run --release -p harness --bin timerbench -- run --scale $(SCALE) --out $(OUT) $(ARGS)
+
+## report: SVG charts, index.html and REPORT.md from the files in $(OUT)/, into $(OUT)/report/ (runs no benchmark).
+report:
+	$(CARGO) run --quiet -p report --bin timerbench-report -- --results $(OUT)
 
 ## bench: the criterion micro-benchmarks, every algorithm at a fixed pending N (about 4 minutes for 12 algorithms); report in target/criterion/report/index.html.
 bench:

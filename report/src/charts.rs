@@ -1,0 +1,1174 @@
+//! The SVG charts, drawn with plotters' SVG backend (no font library: the
+//! browser renders the text, plotters only estimates its size for layout).
+//!
+//! Every chart has a title, axis descriptions with units, and a legend panel
+//! on its right drawn by `draw_legend`: algorithms grouped under their family,
+//! in the model's display order, each with its colour and marker, and a note
+//! where it was skipped or is inexact. Value axes are logarithmic, because
+//! the algorithms differ by orders of magnitude.
+//!
+//! - [`latency_chart`]: per workload, p50, p99 and p99.9 of insert, cancel and
+//!   expire, one line per algorithm, with the clock floor drawn.
+//! - [`scaling_chart`]: ns per operation against the pending count N (log-log),
+//!   with O(1), O(log n) and O(n) reference slopes.
+//! - [`memory_chart`]: peak bytes per pending timer against N.
+//! - [`counter_chart`]: a wasted-work counter per algorithm and workload.
+//! - [`heatmap_chart`]: the summary, all-in ns per operation, algorithm x
+//!   workload, coloured by the ratio to each column's best.
+
+use anyhow::{Result, anyhow};
+use plotters::coord::Shift;
+use plotters::coord::combinators::LogCoord;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::model::{Algorithm, Marker, Model, Rgb};
+use crate::summary::{self, Cell, format_count, format_ns, percent_of_best};
+use crate::tables::{MISSING, SKIPPED, heat_colour};
+
+/// Width of every chart, pixels (plot and legend).
+pub const WIDTH: u32 = 1200;
+/// Height of every chart, pixels.
+pub const HEIGHT: u32 = 560;
+/// Width of the legend panel on the right.
+const LEGEND_WIDTH: u32 = 250;
+/// Font family of all text; the browser picks the face.
+const FONT: &str = "sans-serif";
+/// Title font size, pixels.
+const TITLE_SIZE: u32 = 22;
+/// Axis description and panel caption size.
+const DESC_SIZE: u32 = 15;
+/// Tick label size.
+const LABEL_SIZE: u32 = 13;
+/// Legend text size.
+const LEGEND_SIZE: u32 = 13;
+/// Line width of a data series.
+const LINE_WIDTH: u32 = 2;
+/// Radius of a data marker.
+const MARKER_SIZE: i32 = 4;
+/// Headroom above and below the data on a log axis (a factor).
+const LOG_MARGIN: f64 = 1.6;
+/// The percentiles of the latency chart, as (column label, x position).
+const PERCENTILES: [&str; 3] = ["p50", "p99", "p99.9"];
+/// The operations of the latency chart.
+pub const LATENCY_OPERATIONS: [&str; 3] = ["insert", "cancel", "expire"];
+/// The operations of the scaling charts, when the workloads have them.
+pub const SCALING_OPERATIONS: [&str; 5] = ["insert", "cancel", "reschedule", "expire", "all"];
+/// Grey of reference lines and the clock floor.
+const REFERENCE_GREY: RGBColor = RGBColor(90, 90, 90);
+
+/// A drawn chart: its file name, title and SVG text, and the algorithms it
+/// draws a series for.
+#[derive(Clone, Debug)]
+pub struct Chart {
+    /// File name in the report directory, e.g. `latency-uniform.svg`.
+    pub file: String,
+    /// The chart's title.
+    pub title: String,
+    /// The SVG document.
+    pub svg: String,
+    /// Its height in pixels (the width is [`WIDTH`]).
+    pub height: u32,
+    /// Names of the algorithms with at least one drawn point.
+    pub series: Vec<String>,
+}
+
+/// A wasted-work counter of `runs.csv`.
+#[derive(Clone, Copy, Debug)]
+pub struct Counter {
+    /// The column name (and file name stem).
+    pub column: &'static str,
+    /// What the counter is, for the title.
+    pub title: &'static str,
+}
+
+/// The counters of the wasted-work charts.
+pub const COUNTERS: [Counter; 3] = [
+    Counter {
+        column: "empty_slot_visits",
+        title: "Empty ticks: slot visits that fired nothing",
+    },
+    Counter {
+        column: "entries_examined_not_due",
+        title: "Entries examined but not due",
+    },
+    Counter {
+        column: "cascades",
+        title: "Cascades: entries moved to a finer wheel level",
+    },
+];
+
+impl Counter {
+    /// The counter's value on a run row (`None` when skipped).
+    fn value(self, run: &crate::input::RunRow) -> Option<u64> {
+        match self.column {
+            "empty_slot_visits" => run.empty_slot_visits,
+            "entries_examined_not_due" => run.entries_examined_not_due,
+            _ => run.cascades,
+        }
+    }
+}
+
+/// One legend line.
+struct LegendEntry {
+    label: String,
+    colour: RGBColor,
+    marker: Option<Marker>,
+    dashed: bool,
+    dimmed: bool,
+}
+
+impl LegendEntry {
+    fn algorithm(algorithm: &Algorithm, note: Option<String>) -> Self {
+        // Greyed out only when the chart has nothing of the algorithm.
+        let dimmed = matches!(note.as_deref(), Some("skipped" | "no data"));
+        let label = match note {
+            Some(note) => format!("{} ({note})", algorithm.label()),
+            None => algorithm.label(),
+        };
+        Self {
+            label,
+            colour: rgb(algorithm.colour),
+            marker: Some(algorithm.marker),
+            dashed: false,
+            dimmed,
+        }
+    }
+
+    fn reference(label: &str) -> Self {
+        Self {
+            label: label.to_owned(),
+            colour: REFERENCE_GREY,
+            marker: None,
+            dashed: true,
+            dimmed: false,
+        }
+    }
+}
+
+fn rgb(colour: Rgb) -> RGBColor {
+    RGBColor(colour.0, colour.1, colour.2)
+}
+
+/// Converts a plotters error (generic over the backend) into anyhow.
+fn plot_err<E: std::fmt::Debug>(error: E) -> anyhow::Error {
+    anyhow!("drawing a chart failed: {error:?}")
+}
+
+/// Draws `marker` at each of `points` on a chart with f64 axes.
+fn draw_markers<DB: DrawingBackend, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    points: &[(f64, f64)],
+    marker: Marker,
+    colour: RGBColor,
+) -> Result<()>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let filled = colour.filled();
+    let s = MARKER_SIZE;
+    let at = points.iter().copied();
+    match marker {
+        Marker::Circle => chart
+            .draw_series(at.map(|p| Circle::new(p, s, filled)))
+            .map(drop),
+        Marker::Triangle => chart
+            .draw_series(at.map(|p| TriangleMarker::new(p, s + 1, filled)))
+            .map(drop),
+        Marker::Square => chart
+            .draw_series(
+                at.map(|p| EmptyElement::at(p) + Rectangle::new([(-s, -s), (s, s)], filled)),
+            )
+            .map(drop),
+        Marker::Cross => chart
+            .draw_series(at.map(|p| Cross::new(p, s, colour.stroke_width(2))))
+            .map(drop),
+    }
+    .map_err(plot_err)
+}
+
+/// Draws an algorithm's series: a line through `points` with its marker at
+/// each, in its colour.
+fn draw_line<DB: DrawingBackend, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    points: &[(f64, f64)],
+    algorithm: &Algorithm,
+) -> Result<()>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let colour = rgb(algorithm.colour);
+    chart
+        .draw_series(LineSeries::new(
+            points.iter().copied(),
+            colour.stroke_width(LINE_WIDTH),
+        ))
+        .map_err(plot_err)?;
+    draw_markers(chart, points, algorithm.marker, colour)
+}
+
+/// Draws `marker` at pixel `at` of a plain drawing area (the legend).
+fn draw_pixel_marker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    at: (i32, i32),
+    marker: Marker,
+    colour: RGBColor,
+) -> Result<()> {
+    let filled = colour.filled();
+    let s = MARKER_SIZE;
+    let (x, y) = at;
+    match marker {
+        Marker::Circle => area.draw(&Circle::new(at, s, filled)),
+        Marker::Triangle => area.draw(&TriangleMarker::new(at, s + 1, filled)),
+        Marker::Square => area.draw(&Rectangle::new([(x - s, y - s), (x + s, y + s)], filled)),
+        Marker::Cross => area.draw(&Cross::new(at, s, colour.stroke_width(2))),
+    }
+    .map_err(plot_err)
+}
+
+/// An f64 axis with chosen ticks: it maps values as the axis it wraps
+/// (linear or logarithmic), but its ticks are exactly the given points, so
+/// that a category axis can name its categories and a log axis spanning less
+/// than a decade still has labels.
+#[derive(Clone)]
+struct Ticked<R> {
+    axis: R,
+    ticks: Vec<f64>,
+}
+
+impl<R: Ranged<ValueType = f64>> Ranged for Ticked<R> {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.axis.map(value, limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, _hint: Hint) -> Vec<f64> {
+        self.ticks.clone()
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.axis.range()
+    }
+}
+
+/// A linear axis over `range` whose ticks are category centres.
+fn categories(range: std::ops::Range<f64>, centres: Vec<f64>) -> Ticked<RangedCoordf64> {
+    Ticked {
+        axis: range.into(),
+        ticks: centres,
+    }
+}
+
+/// A logarithmic axis from `lo` to `hi` with [`log_ticks`].
+fn log_axis((lo, hi): (f64, f64)) -> Ticked<LogCoord<f64>> {
+    Ticked {
+        axis: (lo..hi).log_scale().into(),
+        ticks: log_ticks(lo, hi),
+    }
+}
+
+/// Ticks of a log axis: 1, 2 and 5 times each power of ten inside `[lo, hi]`,
+/// or only the powers of ten when that would be more than `MAX_TICKS`, or every
+/// integer mantissa when 1-2-5 would give fewer than `MIN_TICKS`.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    const MAX_TICKS: usize = 12;
+    const MIN_TICKS: usize = 4;
+    let ticks = |mantissas: &[f64]| -> Vec<f64> {
+        (lo.log10().floor() as i32..=hi.log10().ceil() as i32)
+            .flat_map(|d| mantissas.iter().map(move |m| m * 10f64.powi(d)))
+            .filter(|t| (lo..=hi).contains(t))
+            .collect()
+    };
+    let one_two_five = ticks(&[1.0, 2.0, 5.0]);
+    if one_two_five.len() > MAX_TICKS {
+        ticks(&[1.0])
+    } else if one_two_five.len() < MIN_TICKS {
+        // Less than a decade: every integer mantissa.
+        ticks(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+    } else {
+        one_two_five
+    }
+}
+
+/// Draws the legend into `area`: entries grouped under headings.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    groups: &[(String, Vec<LegendEntry>)],
+) -> Result<()> {
+    const TOP: i32 = 8;
+    const LEFT: i32 = 6;
+    const SWATCH: i32 = 26;
+    let rows: i32 = groups.iter().map(|(_, e)| e.len() as i32 + 1).sum();
+    let height = area.dim_in_pixel().1 as i32;
+    let step = ((height - 2 * TOP) / rows.max(1)).clamp(11, 19);
+    let heading = (FONT, LEGEND_SIZE).into_font().style(FontStyle::Bold);
+    let mut y = TOP;
+    for (title, entries) in groups {
+        area.draw(&Text::new(title.clone(), (LEFT, y), heading.clone()))
+            .map_err(plot_err)?;
+        y += step;
+        for entry in entries {
+            let mid = y + step / 2 - 2;
+            let colour = if entry.dimmed {
+                entry.colour.mix(0.35)
+            } else {
+                entry.colour.to_rgba()
+            };
+            let line = [(LEFT, mid), (LEFT + SWATCH, mid)];
+            if entry.dashed {
+                // Three dashes, drawn as separate segments.
+                for dash in 0..3 {
+                    let x = LEFT + dash * 10;
+                    area.draw(&PathElement::new(
+                        [(x, mid), (x + 6, mid)],
+                        colour.stroke_width(LINE_WIDTH),
+                    ))
+                    .map_err(plot_err)?;
+                }
+            } else {
+                area.draw(&PathElement::new(line, colour.stroke_width(LINE_WIDTH)))
+                    .map_err(plot_err)?;
+            }
+            if let Some(marker) = entry.marker {
+                draw_pixel_marker(
+                    area,
+                    (LEFT + SWATCH / 2, mid),
+                    marker,
+                    RGBColor(colour.0, colour.1, colour.2),
+                )?;
+            }
+            let text_colour = if entry.dimmed {
+                RGBColor(140, 140, 140)
+            } else {
+                BLACK
+            };
+            area.draw(&Text::new(
+                entry.label.clone(),
+                (LEFT + SWATCH + 6, y),
+                (FONT, LEGEND_SIZE).into_font().color(&text_colour),
+            ))
+            .map_err(plot_err)?;
+            y += step;
+        }
+    }
+    Ok(())
+}
+
+/// The legend groups of the model's algorithms with per-algorithm notes, and
+/// an extra group for reference lines.
+fn legend_groups(
+    model: &Model,
+    note: impl Fn(&Algorithm) -> Option<String>,
+    references: &[&str],
+) -> Vec<(String, Vec<LegendEntry>)> {
+    let mut groups: Vec<(String, Vec<LegendEntry>)> = model
+        .families()
+        .into_iter()
+        .map(|family| {
+            let entries = model
+                .algorithms
+                .iter()
+                .filter(|a| a.family == family)
+                .map(|a| LegendEntry::algorithm(a, note(a)))
+                .collect();
+            (format!("{family} family"), entries)
+        })
+        .collect();
+    if !references.is_empty() {
+        groups.push((
+            "reference".to_owned(),
+            references
+                .iter()
+                .map(|r| LegendEntry::reference(r))
+                .collect(),
+        ));
+    }
+    groups
+}
+
+/// A log-scale range covering `values` with headroom; `None` without a
+/// positive value.
+pub fn log_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+    let (lo, hi) = values
+        .into_iter()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    (hi > 0.0).then(|| (lo / LOG_MARGIN, hi * LOG_MARGIN))
+}
+
+/// A count for an axis label: `1e6`-style powers of ten, plain digits below 10 000.
+pub fn axis_number(v: f64) -> String {
+    if v <= 0.0 {
+        return "0".to_owned();
+    }
+    if v >= 10_000.0 {
+        let exponent = v.log10().floor();
+        let mantissa = v / 10f64.powf(exponent);
+        if (mantissa - mantissa.round()).abs() < 1e-6 {
+            format!("{}e{exponent}", mantissa.round())
+        } else {
+            format!("{mantissa:.1}e{exponent}")
+        }
+    } else if v >= 1.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// A drawing area of an SVG document, in pixels.
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// Sets up an SVG document: white background, title, and the split into a
+/// plot area and a legend area.
+fn canvas<'a>(svg: &'a mut String, title: &str) -> Result<(Area<'a>, Area<'a>, Area<'a>)> {
+    let root = SVGBackend::with_string(svg, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE).map_err(plot_err)?;
+    let body = root
+        .titled(title, (FONT, TITLE_SIZE).into_font().style(FontStyle::Bold))
+        .map_err(plot_err)?;
+    let (plot, legend) = body.split_horizontally(WIDTH - LEGEND_WIDTH);
+    Ok((root, plot, legend))
+}
+
+/// The latency chart of one workload: three panels (insert, cancel, expire),
+/// each with p50, p99 and p99.9 per algorithm on a log axis, and the clock
+/// floor's p50 as a dashed line.
+pub fn latency_chart(model: &Model, workload: &str) -> Result<Chart> {
+    let floor = model.results.metadata.clock_floor_ns.p50_ns as f64;
+    let values = model.algorithms.iter().flat_map(|a| {
+        LATENCY_OPERATIONS
+            .iter()
+            .filter_map(|op| model.latency(&a.name, workload, op))
+            .flat_map(|l| [l.p50_ns as f64, l.p99_ns as f64, l.p999_ns as f64])
+    });
+    let (y_lo, y_hi) = log_range(values.chain([floor])).unwrap_or((1.0, 10.0));
+    let title = format!("Latency percentiles on {workload} (ns per operation, log scale)");
+    let mut svg = String::new();
+    let mut series: Vec<String> = Vec::new();
+    {
+        let (root, plot, legend) = canvas(&mut svg, &title)?;
+        let panels = plot.split_evenly((1, LATENCY_OPERATIONS.len()));
+        let spread = 0.3 / model.algorithms.len().max(1) as f64;
+        for (panel, op) in panels.iter().zip(LATENCY_OPERATIONS) {
+            let mut chart = ChartBuilder::on(panel)
+                .caption(op, (FONT, DESC_SIZE + 2))
+                .margin(8)
+                .x_label_area_size(42)
+                .y_label_area_size(62)
+                .build_cartesian_2d(
+                    categories(-0.4..2.4, vec![0.0, 1.0, 2.0]),
+                    log_axis((y_lo, y_hi)),
+                )
+                .map_err(plot_err)?;
+            chart
+                .configure_mesh()
+                .x_desc("percentile")
+                .y_desc("latency, ns")
+                .axis_desc_style((FONT, DESC_SIZE))
+                .label_style((FONT, LABEL_SIZE))
+                .x_label_formatter(&|x| {
+                    PERCENTILES
+                        .get(x.round().max(0.0) as usize)
+                        .map_or_else(String::new, |p| (*p).to_owned())
+                })
+                .y_label_formatter(&|y| axis_number(*y))
+                .draw()
+                .map_err(plot_err)?;
+            chart
+                .draw_series(DashedLineSeries::new(
+                    [(-0.4, floor), (2.4, floor)],
+                    6,
+                    4,
+                    REFERENCE_GREY.stroke_width(LINE_WIDTH),
+                ))
+                .map_err(plot_err)?;
+            let mut drawn = 0;
+            for (i, a) in model.algorithms.iter().enumerate() {
+                let Some(l) = model.latency(&a.name, workload, op) else {
+                    continue;
+                };
+                let dx = (i as f64 - model.algorithms.len() as f64 / 2.0) * spread;
+                let points: Vec<(f64, f64)> = [l.p50_ns, l.p99_ns, l.p999_ns]
+                    .iter()
+                    .enumerate()
+                    .map(|(x, &ns)| (x as f64 + dx, (ns as f64).max(y_lo)))
+                    .collect();
+                draw_line(&mut chart, &points, a)?;
+                if !series.contains(&a.name) {
+                    series.push(a.name.clone());
+                }
+                drawn += 1;
+            }
+            if drawn == 0 {
+                chart
+                    .draw_series(std::iter::once(Text::new(
+                        format!("no {op} in this workload"),
+                        (0.2, (y_lo * y_hi).sqrt()),
+                        (FONT, DESC_SIZE),
+                    )))
+                    .map_err(plot_err)?;
+            }
+        }
+        let groups = legend_groups(
+            model,
+            |a| {
+                model
+                    .skipped(&a.name, workload)
+                    .then(|| "skipped".to_owned())
+            },
+            &[&format!("clock floor p50 ({floor:.0} ns)")],
+        );
+        draw_legend(&legend, &groups)?;
+        root.present().map_err(plot_err)?;
+    }
+    Ok(Chart {
+        file: format!("latency-{}.svg", file_stem(workload)),
+        title,
+        svg,
+        height: HEIGHT,
+        series,
+    })
+}
+
+/// A series of a log-log chart: an algorithm and its (x, y) points.
+type Series<'m> = (&'m Algorithm, Vec<(f64, f64)>);
+
+/// What an x-y chart over the scaling sweep draws.
+struct XyChart<'m> {
+    file: String,
+    title: String,
+    y_desc: &'static str,
+    series: Vec<Series<'m>>,
+    /// Whether to draw the O(1), O(log n), O(n) reference slopes.
+    references: bool,
+}
+
+/// How a reference slope grows from `n0` to `n`: `growth(n, n0)`.
+type Growth = fn(f64, f64) -> f64;
+
+/// The reference slopes: name and growth relative to `n0`.
+const SLOPES: [(&str, Growth); 3] = [
+    ("O(1)", |_, _| 1.0),
+    ("O(log n)", |n, n0| n.ln() / n0.ln()),
+    ("O(n)", |n, n0| n / n0),
+];
+
+/// Points along the log axis from `x0` to `x1` where the curve stays inside
+/// `[y_lo, y_hi]`.
+fn slope_points(
+    growth: Growth,
+    (x0, x1): (f64, f64),
+    y0: f64,
+    (y_lo, y_hi): (f64, f64),
+) -> Vec<(f64, f64)> {
+    const STEPS: u32 = 48;
+    (0..=STEPS)
+        .map(|i| {
+            let x = x0 * (x1 / x0).powf(f64::from(i) / f64::from(STEPS));
+            (x, y0 * growth(x, x0))
+        })
+        .take_while(|&(_, y)| y <= y_hi && y >= y_lo)
+        .collect()
+}
+
+/// The median of `values` (which must not be empty).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn draw_xy(
+    model: &Model,
+    spec: XyChart<'_>,
+    notes: impl Fn(&Algorithm) -> Option<String>,
+) -> Result<Chart> {
+    let xs = spec
+        .series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|&(x, _)| x));
+    let ys = spec
+        .series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|&(_, y)| y));
+    let (x_lo, x_hi) = log_range(xs).unwrap_or((1.0, 10.0));
+    let (y_lo, y_hi) = log_range(ys).unwrap_or((1.0, 10.0));
+    let mut svg = String::new();
+    let mut drawn: Vec<String> = Vec::new();
+    {
+        let (root, plot, legend) = canvas(&mut svg, &spec.title)?;
+        let mut chart = ChartBuilder::on(&plot)
+            .margin(12)
+            .x_label_area_size(46)
+            .y_label_area_size(70)
+            .build_cartesian_2d(log_axis((x_lo, x_hi)), log_axis((y_lo, y_hi)))
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .x_desc("pending timers N (max_pending, log scale)")
+            .y_desc(spec.y_desc)
+            .axis_desc_style((FONT, DESC_SIZE))
+            .label_style((FONT, LABEL_SIZE))
+            .x_label_formatter(&|x| axis_number(*x))
+            .y_label_formatter(&|y| axis_number(*y))
+            .draw()
+            .map_err(plot_err)?;
+        let mut reference_labels: Vec<&str> = Vec::new();
+        if spec.references {
+            // Anchor the slopes at the median value of the smallest N, so that
+            // they start in the middle of the pack.
+            let first_x = spec
+                .series
+                .iter()
+                .filter_map(|(_, p)| p.first().map(|&(x, _)| x))
+                .min_by(f64::total_cmp);
+            if let Some(x0) = first_x {
+                let at_x0: Vec<f64> = spec
+                    .series
+                    .iter()
+                    .filter_map(|(_, p)| p.iter().find(|&&(x, _)| x == x0).map(|&(_, y)| y))
+                    .collect();
+                let y0 = median(at_x0);
+                for (name, growth) in SLOPES {
+                    let points = slope_points(growth, (x0, x_hi / LOG_MARGIN), y0, (y_lo, y_hi));
+                    let Some(&end) = points.last() else { continue };
+                    chart
+                        .draw_series(DashedLineSeries::new(
+                            points,
+                            6,
+                            4,
+                            REFERENCE_GREY.stroke_width(1),
+                        ))
+                        .map_err(plot_err)?;
+                    chart
+                        .draw_series(std::iter::once(Text::new(
+                            name,
+                            end,
+                            (FONT, LABEL_SIZE).into_font().color(&REFERENCE_GREY),
+                        )))
+                        .map_err(plot_err)?;
+                }
+                reference_labels.push("reference slopes O(1), O(log n), O(n)");
+            }
+        }
+        for (a, points) in &spec.series {
+            if points.is_empty() {
+                continue;
+            }
+            draw_line(&mut chart, points, a)?;
+            drawn.push(a.name.clone());
+        }
+        let groups = legend_groups(model, notes, &reference_labels);
+        draw_legend(&legend, &groups)?;
+        root.present().map_err(plot_err)?;
+    }
+    Ok(Chart {
+        file: spec.file,
+        title: spec.title,
+        svg,
+        height: HEIGHT,
+        series: drawn,
+    })
+}
+
+/// A note for the legend of a scaling chart: where the algorithm was skipped,
+/// or that it has no data at all.
+fn scaling_note(model: &Model, a: &Algorithm, has_data: bool) -> Option<String> {
+    let skipped_from = model
+        .scaling_workloads()
+        .into_iter()
+        .find(|(w, _)| model.skipped(&a.name, w))
+        .map(|(_, n)| n);
+    match (skipped_from, has_data) {
+        (Some(n), _) => Some(format!("skipped at N >= {}", format_count(n))),
+        (None, false) => Some("no data".to_owned()),
+        (None, true) => None,
+    }
+}
+
+/// A chart over the scaling sweep: `value(algorithm, workload)` against N,
+/// one line per algorithm. `None` when no algorithm has a value.
+fn sweep_chart<'m>(
+    model: &'m Model,
+    mut spec: XyChart<'m>,
+    value: impl Fn(&str, &str) -> Option<f64>,
+) -> Result<Option<Chart>> {
+    let sweep = model.scaling_workloads();
+    spec.series = model
+        .algorithms
+        .iter()
+        .map(|a| {
+            let points = sweep
+                .iter()
+                .filter_map(|(w, n)| value(&a.name, w).map(|v| (*n as f64, v)))
+                .collect();
+            (a, points)
+        })
+        .collect();
+    let has: Vec<String> = spec
+        .series
+        .iter()
+        .filter(|(_, p)| !p.is_empty())
+        .map(|(a, _)| a.name.clone())
+        .collect();
+    if has.is_empty() {
+        return Ok(None);
+    }
+    draw_xy(model, spec, |a| {
+        scaling_note(model, a, has.contains(&a.name))
+    })
+    .map(Some)
+}
+
+/// The scaling chart of one operation: mean ns (throughput pass) against N
+/// over the `scaling-*` workloads. `None` when no algorithm has the operation.
+pub fn scaling_chart(model: &Model, operation: &str) -> Result<Option<Chart>> {
+    let spec = XyChart {
+        file: format!("scaling-{operation}.svg"),
+        title: format!("Scaling: {operation}, ns per operation vs pending timers (log-log)"),
+        y_desc: "mean ns per operation (log scale)",
+        series: Vec::new(),
+        references: true,
+    };
+    sweep_chart(model, spec, |a, w| model.mean_ns(a, w, operation))
+}
+
+/// The memory chart: peak heap bytes per pending timer against N over the
+/// scaling workloads. `None` without scaling workloads.
+pub fn memory_chart(model: &Model) -> Result<Option<Chart>> {
+    let spec = XyChart {
+        file: "memory.svg".to_owned(),
+        title: "Memory: peak heap bytes per pending timer vs pending timers".to_owned(),
+        y_desc: "bytes per pending timer (log scale)",
+        series: Vec::new(),
+        references: false,
+    };
+    sweep_chart(model, spec, |a, w| {
+        model.run(a, w).and_then(|r| r.bytes_per_pending)
+    })
+}
+
+/// A wasted-work chart: one group of bars per workload, one bar per
+/// algorithm, on a log axis. A zero draws no bar; a skipped run draws a cross
+/// on the axis.
+pub fn counter_chart(model: &Model, counter: Counter) -> Result<Chart> {
+    let workloads = &model.workloads;
+    let count = model.algorithms.len().max(1) as f64;
+    let max = workloads
+        .iter()
+        .flat_map(|w| {
+            model
+                .algorithms
+                .iter()
+                .filter_map(|a| model.run(&a.name, w).and_then(|r| counter.value(r)))
+        })
+        .max()
+        .unwrap_or(0);
+    // The axis starts below 1 so that a count of 1 still shows as a bar.
+    let y_lo = 0.5;
+    let y_hi = (max.max(10) as f64) * LOG_MARGIN;
+    let title = format!("{} (per algorithm and workload, log scale)", counter.title);
+    let mut svg = String::new();
+    let mut series: Vec<String> = Vec::new();
+    {
+        let (root, plot, legend) = canvas(&mut svg, &title)?;
+        let centres: Vec<f64> = (0..workloads.len()).map(|i| i as f64 + 0.5).collect();
+        let mut chart = ChartBuilder::on(&plot)
+            .margin(12)
+            .x_label_area_size(46)
+            .y_label_area_size(70)
+            .build_cartesian_2d(
+                categories(0.0..workloads.len().max(1) as f64, centres),
+                log_axis((y_lo, y_hi)),
+            )
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_desc("workload")
+            .y_desc(format!("{} (count, log scale)", counter.column))
+            .axis_desc_style((FONT, DESC_SIZE))
+            .label_style((FONT, LABEL_SIZE - 1))
+            .x_label_formatter(&|x| {
+                workloads
+                    .get(x.floor().max(0.0) as usize)
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .y_label_formatter(&|y| axis_number(*y))
+            .draw()
+            .map_err(plot_err)?;
+        let width = 0.84 / count;
+        for (i, w) in workloads.iter().enumerate() {
+            for (j, a) in model.algorithms.iter().enumerate() {
+                let x0 = i as f64 + 0.08 + j as f64 * width;
+                let colour = rgb(a.colour);
+                match model.run(&a.name, w) {
+                    Some(run) if !run.is_ok() => {
+                        chart
+                            .draw_series(std::iter::once(Cross::new(
+                                (x0 + width / 2.0, y_lo * 1.3),
+                                4,
+                                colour.stroke_width(2),
+                            )))
+                            .map_err(plot_err)?;
+                    }
+                    Some(run) => {
+                        let Some(value) = counter.value(run).filter(|v| *v > 0) else {
+                            continue;
+                        };
+                        chart
+                            .draw_series(std::iter::once(Rectangle::new(
+                                [(x0, y_lo), (x0 + width * 0.9, value as f64)],
+                                colour.filled(),
+                            )))
+                            .map_err(plot_err)?;
+                        if !series.contains(&a.name) {
+                            series.push(a.name.clone());
+                        }
+                    }
+                    None => {}
+                }
+            }
+        }
+        let groups = legend_groups(model, |_| None, &[]);
+        draw_legend(&legend, &groups)?;
+        root.present().map_err(plot_err)?;
+    }
+    Ok(Chart {
+        file: format!("wasted-{}.svg", counter.column.replace('_', "-")),
+        title,
+        svg,
+        height: HEIGHT,
+        series,
+    })
+}
+
+/// The summary heat-map: all-in ns per operation, algorithm (rows, grouped
+/// by family) x workload (columns), each cell coloured by its ratio to the
+/// column's best (green for the best, deepening red up to 100 times slower);
+/// a skipped run is grey and says so.
+pub fn heatmap_chart(model: &Model) -> Result<Chart> {
+    const TOP: i32 = 64;
+    const ROW: i32 = 22;
+    const LABEL_WIDTH: i32 = 230;
+    const SWATCH: i32 = 10;
+    const SKIPPED_GREY: RGBColor = RGBColor(225, 225, 225);
+    let title =
+        "All-in ns per operation: algorithm x workload (green: best of the column)".to_owned();
+    let columns = summary::columns(model);
+    let families = model.families();
+    let rows = model.algorithms.len() + families.len();
+    let height = (TOP + ROW * rows as i32 + ROW) as u32;
+    let width = WIDTH as i32;
+    let column = (width - LABEL_WIDTH - 10) / model.workloads.len().max(1) as i32;
+    let centre = Pos::new(HPos::Center, VPos::Center);
+    let left = Pos::new(HPos::Left, VPos::Center);
+    let mut svg = String::new();
+    let mut series = Vec::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        // Centred text, bold or not.
+        let text = |size: u32, bold: bool| {
+            let font = (FONT, size).into_font();
+            let font = if bold {
+                font.style(FontStyle::Bold)
+            } else {
+                font
+            };
+            font.into_text_style(&root).pos(centre)
+        };
+        root.draw(&Text::new(
+            title.clone(),
+            (width / 2, 16),
+            text(TITLE_SIZE, true),
+        ))
+        .map_err(plot_err)?;
+        for (j, w) in model.workloads.iter().enumerate() {
+            let x = LABEL_WIDTH + j as i32 * column + column / 2;
+            root.draw(&Text::new(
+                w.clone(),
+                (x, TOP - ROW / 2),
+                text(LABEL_SIZE, false),
+            ))
+            .map_err(plot_err)?;
+        }
+        let mut y = TOP;
+        let mut family: Option<&str> = None;
+        for (i, a) in model.algorithms.iter().enumerate() {
+            if family != Some(a.family.as_str()) {
+                family = Some(&a.family);
+                root.draw(&Text::new(
+                    format!("{} family", a.family),
+                    (4, y + ROW / 2),
+                    (FONT, LEGEND_SIZE)
+                        .into_font()
+                        .style(FontStyle::Bold)
+                        .into_text_style(&root)
+                        .pos(left),
+                ))
+                .map_err(plot_err)?;
+                y += ROW;
+            }
+            root.draw(&Rectangle::new(
+                [
+                    (4, y + (ROW - SWATCH) / 2),
+                    (4 + SWATCH, y + (ROW + SWATCH) / 2),
+                ],
+                rgb(a.colour).filled(),
+            ))
+            .map_err(plot_err)?;
+            root.draw(&Text::new(
+                a.label(),
+                (8 + SWATCH, y + ROW / 2),
+                (FONT, LEGEND_SIZE)
+                    .into_font()
+                    .into_text_style(&root)
+                    .pos(left),
+            ))
+            .map_err(plot_err)?;
+            for (j, (cells, best)) in columns.iter().enumerate() {
+                let x = LABEL_WIDTH + j as i32 * column;
+                let corners = [(x + 1, y + 1), (x + column - 1, y + ROW - 1)];
+                let (fill, label, is_best) = match (&cells[i], best) {
+                    (Cell::Measured(ns), Some(best)) => {
+                        let (r, g, b) = heat_colour(percent_of_best(*ns, *best));
+                        (RGBColor(r, g, b), format_ns(*ns), ns == best)
+                    }
+                    (Cell::Skipped, _) => (SKIPPED_GREY, SKIPPED.to_owned(), false),
+                    _ => (WHITE, MISSING.to_owned(), false),
+                };
+                root.draw(&Rectangle::new(corners, fill.filled()))
+                    .map_err(plot_err)?;
+                if is_best {
+                    root.draw(&Rectangle::new(corners, BLACK.stroke_width(2)))
+                        .map_err(plot_err)?;
+                }
+                let style = text(LABEL_SIZE - 1, is_best);
+                root.draw(&Text::new(label, (x + column / 2, y + ROW / 2), style))
+                    .map_err(plot_err)?;
+            }
+            if columns.iter().any(|(cells, _)| cells[i].value().is_some()) {
+                series.push(a.name.clone());
+            }
+            y += ROW;
+        }
+        root.present().map_err(plot_err)?;
+    }
+    Ok(Chart {
+        file: "summary-heatmap.svg".to_owned(),
+        title,
+        svg,
+        height,
+        series,
+    })
+}
+
+/// A workload name made safe for a file name: letters, digits, `-`, `_`, `.`
+/// kept, anything else replaced by `_`.
+pub fn file_stem(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Every chart of the report, in page order.
+pub fn all_charts(model: &Model) -> Result<Vec<Chart>> {
+    let mut charts = vec![heatmap_chart(model)?];
+    for op in SCALING_OPERATIONS {
+        charts.extend(scaling_chart(model, op)?);
+    }
+    charts.extend(memory_chart(model)?);
+    for counter in COUNTERS {
+        charts.push(counter_chart(model, counter)?);
+    }
+    for workload in &model.workloads {
+        charts.push(latency_chart(model, workload)?);
+    }
+    Ok(charts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_range_has_headroom_and_ignores_zero() {
+        let (lo, hi) = log_range([0.0, 10.0, 100.0]).unwrap();
+        assert!((lo - 10.0 / LOG_MARGIN).abs() < 1e-9);
+        assert!((hi - 100.0 * LOG_MARGIN).abs() < 1e-9);
+        assert!(log_range([0.0, f64::NAN]).is_none());
+    }
+
+    #[test]
+    fn axis_numbers() {
+        assert_eq!(axis_number(100.0), "100");
+        assert_eq!(axis_number(100_000.0), "1e5");
+        assert_eq!(axis_number(250_000.0), "2.5e5");
+        assert_eq!(axis_number(20_000.0), "2e4");
+        assert_eq!(axis_number(0.5), "0.50");
+    }
+
+    #[test]
+    fn slopes_stay_in_range() {
+        let points = slope_points(SLOPES[2].1, (1e3, 1e6), 10.0, (1.0, 1000.0));
+        assert!(points.len() > 1);
+        assert!(points.iter().all(|&(_, y)| y <= 1000.0));
+        assert!((points[0].1 - 10.0).abs() < 1e-9);
+        let flat = slope_points(SLOPES[0].1, (1e3, 1e6), 10.0, (1.0, 1000.0));
+        assert_eq!(flat.last().unwrap().0.round(), 1e6);
+    }
+
+    #[test]
+    fn log_ticks_in_and_across_decades() {
+        assert_eq!(
+            log_ticks(30.0, 160.0),
+            [30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 100.0]
+        );
+        assert_eq!(log_ticks(0.5, 2e6), [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6]);
+        assert_eq!(log_ticks(700.0, 1.6e5), [1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5]);
+    }
+
+    /// Parses `chart` as XML and returns the text of every `<text>` element
+    /// and every stroke or fill colour, lower-cased.
+    fn parse(chart: &Chart) -> (Vec<String>, Vec<String>) {
+        let doc = roxmltree::Document::parse(&chart.svg)
+            .unwrap_or_else(|e| panic!("{} is not well-formed XML: {e}", chart.file));
+        assert_eq!(
+            doc.root_element().tag_name().name(),
+            "svg",
+            "{}",
+            chart.file
+        );
+        let texts = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .map(|t| t.trim().to_owned())
+            .collect();
+        let colours = doc
+            .descendants()
+            .flat_map(|n| [n.attribute("stroke"), n.attribute("fill")])
+            .flatten()
+            .map(str::to_lowercase)
+            .collect();
+        (texts, colours)
+    }
+
+    /// The algorithms with a measured `operation` on some scaling workload,
+    /// straight from the rows.
+    fn expected_scaling_series(model: &Model, operation: &str) -> Vec<String> {
+        let mut names: Vec<String> = model
+            .results
+            .throughput
+            .iter()
+            .filter(|t| {
+                t.workload.starts_with("scaling-") && t.operation == operation && t.count > 0
+            })
+            .map(|t| t.algorithm.clone())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    #[test]
+    fn every_chart_is_well_formed_with_title_legend_and_series_colours() {
+        let model = crate::fixture_model();
+        let charts = all_charts(&model).unwrap();
+        // The heat-map, 4 scaling operations with data (no reschedules in the
+        // fixture), memory, 3 counters, one latency chart per workload.
+        assert_eq!(charts.len(), 1 + 4 + 1 + 3 + model.workloads.len());
+        for chart in &charts {
+            let (texts, colours) = parse(chart);
+            assert!(texts.contains(&chart.title), "{}: title", chart.file);
+            for a in &model.algorithms {
+                assert!(
+                    texts.iter().any(|t| t.starts_with(&a.label())),
+                    "{}: legend lacks {}",
+                    chart.file,
+                    a.name
+                );
+            }
+            for name in &chart.series {
+                let a = model.algorithms.iter().find(|a| &a.name == name).unwrap();
+                assert!(
+                    colours.contains(&crate::model::hex(a.colour)),
+                    "{}: no element in {}'s colour",
+                    chart.file,
+                    name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn scaling_chart_has_one_series_per_measured_algorithm_and_reference_slopes() {
+        let model = crate::fixture_model();
+        for op in ["insert", "all"] {
+            let chart = scaling_chart(&model, op).unwrap().unwrap();
+            let mut series = chart.series.clone();
+            series.sort();
+            assert_eq!(series, expected_scaling_series(&model, op), "{op}");
+            let (texts, _) = parse(&chart);
+            for slope in ["O(1)", "O(log n)", "O(n)"] {
+                assert!(texts.iter().any(|t| t == slope), "{op}: no {slope} slope");
+            }
+        }
+        // The fixture has no reschedules: no chart rather than an empty one.
+        assert!(scaling_chart(&model, "reschedule").unwrap().is_none());
+    }
+
+    #[test]
+    fn latency_chart_draws_the_clock_floor_and_marks_skipped_runs() {
+        let model = crate::fixture_model();
+        let chart = latency_chart(&model, "scaling-1e5").unwrap();
+        let (texts, _) = parse(&chart);
+        let floor = model.results.metadata.clock_floor_ns.p50_ns;
+        assert!(
+            texts
+                .iter()
+                .any(|t| t == &format!("clock floor p50 ({floor} ns)"))
+        );
+        assert!(
+            texts.iter().any(|t| t == "sorted-list (skipped)"),
+            "{texts:?}"
+        );
+        assert!(!chart.series.contains(&"sorted-list".to_owned()));
+        assert!(texts.iter().any(|t| t == "linux-wheel (inexact)"));
+    }
+
+    #[test]
+    fn heatmap_has_every_workload_and_marks_skipped_cells() {
+        let model = crate::fixture_model();
+        let chart = heatmap_chart(&model).unwrap();
+        let (texts, colours) = parse(&chart);
+        for w in &model.workloads {
+            assert!(texts.contains(w), "{w}");
+        }
+        assert!(texts.iter().any(|t| t == SKIPPED));
+        assert!(colours.contains(&crate::model::hex(crate::tables::BEST_COLOUR)));
+        assert_eq!(chart.series.len(), model.algorithms.len());
+    }
+
+    #[test]
+    fn file_stems_are_safe() {
+        assert_eq!(file_stem("scaling-1e3"), "scaling-1e3");
+        assert_eq!(file_stem("my trace/x"), "my_trace_x");
+    }
+}

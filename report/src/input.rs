@@ -1,0 +1,577 @@
+//! Reading a results directory: the one layer that opens `runs.csv`,
+//! `throughput.csv`, `latency.csv` and `metadata.json`, checks their schema
+//! version, and turns every problem into an [`InputError`] that names the file,
+//! the line, what was wrong and what is valid.
+//!
+//! The schema is `results/README.md`. Every CSV row starts with
+//! `schema_version`, and the metadata carries the same number; a version other
+//! than [`SCHEMA_VERSION`] is refused, because a column could mean something
+//! else. Columns this reader does not use are ignored, so the harness may add
+//! columns without breaking the report as long as it bumps the version for any
+//! change of meaning.
+
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+/// The schema version this reader understands (see `results/README.md`).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The run file: one row per (algorithm, workload).
+pub const RUNS_FILE: &str = "runs.csv";
+/// Batch-timed means per operation.
+pub const THROUGHPUT_FILE: &str = "throughput.csv";
+/// Per-operation latency percentiles.
+pub const LATENCY_FILE: &str = "latency.csv";
+/// The run metadata.
+pub const METADATA_FILE: &str = "metadata.json";
+
+/// The name of the column every CSV row starts with.
+const VERSION_COLUMN: &str = "schema_version";
+
+/// A problem with the user's input: a missing directory or file, or a file
+/// that is not what the schema says. Its message names the file and, where
+/// there is one, the line.
+#[derive(Debug)]
+pub struct InputError {
+    /// The file (or directory) at fault.
+    pub path: PathBuf,
+    /// The 1-based line, when the problem is on one line.
+    pub line: Option<u64>,
+    /// What was wrong and what is valid, as a sentence.
+    pub message: String,
+}
+
+impl InputError {
+    fn new(path: &Path, line: Option<u64>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// A row type's checks beyond parsing: values the schema rules out.
+pub trait CheckRow {
+    /// `Err` with the column and what is valid when a value is out of range.
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Checks that a measured figure is a finite, non-negative number.
+fn non_negative(column: &str, value: f64) -> Result<(), String> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "column `{column}` is {value}; it must be a finite number, 0 or more"
+        ))
+    }
+}
+
+/// One row of `runs.csv`, the columns the report uses. Measured columns are
+/// `None` on a skipped row.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RunRow {
+    /// The algorithm's registry name.
+    pub algorithm: String,
+    /// The workload's name.
+    pub workload: String,
+    /// `ok` or `skipped`.
+    pub status: String,
+    /// Why a skipped row was skipped (empty otherwise).
+    pub skip_reason: String,
+    /// The largest number of pending timers.
+    pub max_pending: u64,
+    /// Slot visits that fired nothing: empty ticks.
+    pub empty_slot_visits: Option<u64>,
+    /// Entries looked at but not due.
+    pub entries_examined_not_due: Option<u64>,
+    /// Entries moved from a coarser wheel level to a finer one.
+    pub cascades: Option<u64>,
+    /// Peak heap bytes over the largest pending population.
+    pub bytes_per_pending: Option<f64>,
+    /// The largest lateness in ticks (0 for an exact algorithm).
+    pub max_lateness_ticks: Option<u64>,
+}
+
+impl CheckRow for RunRow {
+    fn check(&self) -> Result<(), String> {
+        self.bytes_per_pending
+            .map_or(Ok(()), |b| non_negative("bytes_per_pending", b))
+    }
+}
+
+impl CheckRow for ThroughputRow {
+    fn check(&self) -> Result<(), String> {
+        non_negative("mean_ns", self.mean_ns)
+    }
+}
+
+impl CheckRow for LatencyRow {}
+
+impl RunRow {
+    /// Whether the row was measured (not skipped).
+    pub fn is_ok(&self) -> bool {
+        self.status == "ok"
+    }
+}
+
+/// One row of `throughput.csv`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ThroughputRow {
+    /// The algorithm's registry name.
+    pub algorithm: String,
+    /// The workload's name.
+    pub workload: String,
+    /// `insert`, `cancel`, `reschedule`, `advance`, `expire` or `all`.
+    pub operation: String,
+    /// Operations counted.
+    pub count: u64,
+    /// Mean nanoseconds per operation, clock reads included.
+    pub mean_ns: f64,
+}
+
+/// One row of `latency.csv`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct LatencyRow {
+    /// The algorithm's registry name.
+    pub algorithm: String,
+    /// The workload's name.
+    pub workload: String,
+    /// `insert`, `cancel`, `reschedule`, `advance` or `expire`.
+    pub operation: String,
+    /// Samples.
+    pub count: u64,
+    /// Median, ns.
+    pub p50_ns: u64,
+    /// 99th percentile, ns.
+    pub p99_ns: u64,
+    /// 99.9th percentile, ns.
+    pub p999_ns: u64,
+}
+
+/// An algorithm as `metadata.json` lists it.
+#[derive(Clone, Debug, Deserialize)]
+pub struct AlgorithmEntry {
+    /// Registry name.
+    pub name: String,
+    /// `seed`, `modern`, `baseline` or `crate` (any other value is kept and
+    /// shown after those).
+    pub family: String,
+    /// `false` for an algorithm that fires late within a declared bound.
+    pub exact: bool,
+    /// Parameters, e.g. `slots=512`.
+    #[serde(default)]
+    pub params: String,
+    /// One-line description.
+    #[serde(default)]
+    pub summary: String,
+}
+
+/// The clock floor: percentiles of an empty timed region, in nanoseconds.
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub struct ClockFloor {
+    /// Median.
+    pub p50_ns: u64,
+    /// 99th percentile.
+    pub p99_ns: u64,
+    /// 99.9th percentile.
+    pub p999_ns: u64,
+    /// Largest sample.
+    pub max_ns: u64,
+}
+
+/// One size of the memory latency probe.
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub struct MemoryLatency {
+    /// The probed buffer's size in bytes.
+    pub bytes: u64,
+    /// Mean nanoseconds per dependent load.
+    pub ns_per_load: f64,
+}
+
+/// The fields of `metadata.json` the report shows.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Metadata {
+    /// The seed of every random stream.
+    pub seed: u64,
+    /// `small`, `default` or `large`.
+    pub scale: String,
+    /// `event` or `tick`.
+    pub driver: String,
+    /// The algorithms run, with their families.
+    pub algorithms: Vec<AlgorithmEntry>,
+    /// The workloads run, in run order.
+    pub workloads: Vec<String>,
+    /// The commit the harness was built from.
+    #[serde(default)]
+    pub git_commit: String,
+    /// Whether the work tree had changes.
+    #[serde(default)]
+    pub git_dirty: bool,
+    /// The compiler's version line.
+    #[serde(default)]
+    pub rustc: String,
+    /// `release` or `debug`.
+    #[serde(default)]
+    pub build_profile: String,
+    /// The CPU's model name.
+    #[serde(default)]
+    pub cpu_model: String,
+    /// Logical cores.
+    #[serde(default)]
+    pub cores: u64,
+    /// The kernel's clock source.
+    #[serde(default)]
+    pub clock_source: String,
+    /// The clock floor.
+    pub clock_floor_ns: ClockFloor,
+    /// The memory latency probe (absent in results made before it existed).
+    #[serde(default)]
+    pub memory_latency_ns: Vec<MemoryLatency>,
+    /// When the run finished.
+    #[serde(default)]
+    pub date_utc: String,
+    /// How long the run took.
+    #[serde(default)]
+    pub wall_seconds: f64,
+}
+
+/// Everything in a results directory.
+#[derive(Clone, Debug)]
+pub struct Results {
+    /// `metadata.json`.
+    pub metadata: Metadata,
+    /// `runs.csv`.
+    pub runs: Vec<RunRow>,
+    /// `throughput.csv`.
+    pub throughput: Vec<ThroughputRow>,
+    /// `latency.csv`.
+    pub latency: Vec<LatencyRow>,
+}
+
+/// Reads and checks every file of the results directory `dir`.
+pub fn read_results(dir: &Path) -> Result<Results, InputError> {
+    if !dir.is_dir() {
+        return Err(InputError::new(
+            dir,
+            None,
+            "no results directory here; produce one with `make results` \
+             (or `make results SCALE=small` for a quick run), then run `make report`",
+        ));
+    }
+    let results = Results {
+        metadata: read_metadata(&dir.join(METADATA_FILE))?,
+        runs: read_csv(&dir.join(RUNS_FILE))?,
+        throughput: read_csv(&dir.join(THROUGHPUT_FILE))?,
+        latency: read_csv(&dir.join(LATENCY_FILE))?,
+    };
+    check_complete(dir, &results)?;
+    Ok(results)
+}
+
+/// Reads `metadata.json`, checking its schema version before its fields.
+pub fn read_metadata(path: &Path) -> Result<Metadata, InputError> {
+    parse_metadata(path, &read_text(path)?)
+}
+
+/// [`read_metadata`] on text already in memory; `path` only names it in errors.
+pub fn parse_metadata(path: &Path, text: &str) -> Result<Metadata, InputError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
+    match value
+        .get(VERSION_COLUMN)
+        .and_then(serde_json::Value::as_u64)
+    {
+        Some(v) if v == u64::from(SCHEMA_VERSION) => {}
+        Some(v) => {
+            return Err(InputError::new(
+                path,
+                None,
+                format!(
+                    "schema_version is {v}; this report reads version {SCHEMA_VERSION} \
+                     (rerun `make results` with this checkout)"
+                ),
+            ));
+        }
+        None => {
+            return Err(InputError::new(
+                path,
+                None,
+                format!(
+                    "no numeric schema_version field; expected schema_version {SCHEMA_VERSION} \
+                     (see results/README.md)"
+                ),
+            ));
+        }
+    }
+    serde_json::from_value(value).map_err(|e| {
+        InputError::new(
+            path,
+            None,
+            format!("{e} (the fields are described in results/README.md)"),
+        )
+    })
+}
+
+fn json_error(path: &Path, error: &serde_json::Error) -> InputError {
+    InputError::new(
+        path,
+        Some(error.line() as u64),
+        format!("not valid JSON (column {}): {error}", error.column()),
+    )
+}
+
+fn read_text(path: &Path) -> Result<String, InputError> {
+    fs::read_to_string(path).map_err(|e| {
+        InputError::new(
+            path,
+            None,
+            format!("cannot read the file ({e}); `make results` writes it"),
+        )
+    })
+}
+
+/// Reads a CSV file of `T` rows: the header must start with `schema_version`,
+/// every row must carry [`SCHEMA_VERSION`] and have as many fields as the
+/// header, and every field must parse.
+pub fn read_csv<T: DeserializeOwned + CheckRow>(path: &Path) -> Result<Vec<T>, InputError> {
+    let text = read_text(path)?;
+    parse_csv(path, &text)
+}
+
+/// [`read_csv`] on text already in memory; `path` only names it in errors.
+pub fn parse_csv<T: DeserializeOwned + CheckRow>(
+    path: &Path,
+    text: &str,
+) -> Result<Vec<T>, InputError> {
+    let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
+    let headers = reader
+        .headers()
+        .map_err(|e| csv_error(path, text, &e))?
+        .clone();
+    if headers.get(0) != Some(VERSION_COLUMN) {
+        return Err(InputError::new(
+            path,
+            Some(1),
+            format!(
+                "the header must start with `{VERSION_COLUMN}`, found {:?}; \
+                 this is not a timerbench results file of schema version {SCHEMA_VERSION}",
+                headers.get(0).unwrap_or("")
+            ),
+        ));
+    }
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| csv_error(path, text, &e))?;
+        let line = record.position().map(|p| line_of(text, p));
+        let version = record.get(0).unwrap_or("");
+        if version != SCHEMA_VERSION.to_string() {
+            return Err(InputError::new(
+                path,
+                line,
+                format!(
+                    "schema_version is {version:?}; this report reads version {SCHEMA_VERSION} \
+                     (rerun `make results` with this checkout)"
+                ),
+            ));
+        }
+        let row = record
+            .deserialize(Some(&headers))
+            .map_err(|e| field_error(path, line, &headers, &record, &e))?;
+        if let Err(message) = T::check(&row) {
+            return Err(InputError::new(path, line, message));
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The error for a row whose field does not parse: names the column and the
+/// value found.
+fn field_error(
+    path: &Path,
+    line: Option<u64>,
+    headers: &csv::StringRecord,
+    record: &csv::StringRecord,
+    error: &csv::Error,
+) -> InputError {
+    let field = match error.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => err.field().map(|i| i as usize),
+        _ => None,
+    };
+    let column = field
+        .and_then(|i| headers.get(i))
+        .map_or_else(String::new, |name| format!(" in column `{name}`"));
+    let found = field
+        .and_then(|i| record.get(i))
+        .map_or_else(String::new, |value| format!(" (found {value:?})"));
+    let what = match error.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => err.kind().to_string(),
+        _ => error.to_string(),
+    };
+    InputError::new(
+        path,
+        line,
+        format!("bad value{column}{found}: {what}; see results/README.md for the columns"),
+    )
+}
+
+/// The 1-based line of a position, counted from its byte offset: the csv
+/// crate's own line count is off by one for files with CRLF line ends, where
+/// a record's position is the `\n` of the line end before it (so that byte is
+/// counted too; a record never starts with `\n`).
+fn line_of(text: &str, position: &csv::Position) -> u64 {
+    let end = usize::try_from(position.byte()).map_or(text.len(), |b| (b + 1).min(text.len()));
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64
+        + 1
+}
+
+fn csv_error(path: &Path, text: &str, error: &csv::Error) -> InputError {
+    let line = error.position().map(|p| line_of(text, p));
+    let message = match error.kind() {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!(
+            "this row has {len} fields where the header has {expected_len}; \
+             the file is truncated or damaged (rerun `make results`)"
+        ),
+        _ => format!("not a valid CSV file: {error}"),
+    };
+    InputError::new(path, line, message)
+}
+
+/// Checks that the files agree: every measured run has its throughput and
+/// latency rows (a file cut short at a line boundary parses, but loses rows).
+fn check_complete(dir: &Path, results: &Results) -> Result<(), InputError> {
+    if results.runs.is_empty() {
+        return Err(InputError::new(
+            &dir.join(RUNS_FILE),
+            None,
+            "no rows: nothing to report (run `make results`)",
+        ));
+    }
+    for run in results.runs.iter().filter(|r| r.is_ok()) {
+        let has = |algorithm: &str, workload: &str| {
+            algorithm == run.algorithm && workload == run.workload
+        };
+        if !results
+            .throughput
+            .iter()
+            .any(|t| has(&t.algorithm, &t.workload))
+        {
+            return Err(missing_rows(dir, THROUGHPUT_FILE, run));
+        }
+        if !results
+            .latency
+            .iter()
+            .any(|l| has(&l.algorithm, &l.workload))
+        {
+            return Err(missing_rows(dir, LATENCY_FILE, run));
+        }
+    }
+    Ok(())
+}
+
+fn missing_rows(dir: &Path, file: &str, run: &RunRow) -> InputError {
+    InputError::new(
+        &dir.join(file),
+        None,
+        format!(
+            "no rows for {} on {}, which {RUNS_FILE} lists as measured; \
+             the file is truncated or from another run (rerun `make results`)",
+            run.algorithm, run.workload
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "schema_version,algorithm,workload,operation,count,mean_ns\n";
+
+    fn parse(text: &str) -> Result<Vec<ThroughputRow>, InputError> {
+        parse_csv(Path::new("t.csv"), text)
+    }
+
+    #[test]
+    fn good_rows_parse() {
+        let rows = parse(&format!("{HEADER}2,a,w,insert,3,4.5\n2,b,w,all,1,7\n")).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[1].mean_ns, 7.0);
+    }
+
+    #[test]
+    fn wrong_version_names_the_line() {
+        let error = parse(&format!("{HEADER}2,a,w,insert,3,4.5\n3,b,w,all,1,7\n")).unwrap_err();
+        assert_eq!(error.line, Some(3));
+        assert!(error.message.contains("schema_version is \"3\""), "{error}");
+    }
+
+    #[test]
+    fn lines_are_counted_with_crlf_line_ends_too() {
+        let text = format!("{HEADER}2,a,w,insert,3,4.5\n3,b,w,all,1,7\n").replace('\n', "\r\n");
+        assert_eq!(parse(&text).unwrap_err().line, Some(3));
+    }
+
+    #[test]
+    fn missing_version_column_is_refused() {
+        let error = parse("algorithm,workload\na,w\n").unwrap_err();
+        assert_eq!(error.line, Some(1));
+        assert!(error.message.contains("schema_version"), "{error}");
+    }
+
+    #[test]
+    fn non_numeric_field_names_the_column_and_value() {
+        let error = parse(&format!("{HEADER}2,a,w,insert,3,fast\n")).unwrap_err();
+        assert_eq!(error.line, Some(2));
+        assert!(error.message.contains("`mean_ns`"), "{error}");
+        assert!(error.message.contains("\"fast\""), "{error}");
+    }
+
+    #[test]
+    fn impossible_values_are_refused() {
+        for value in ["NaN", "-5", "inf"] {
+            let error = parse(&format!("{HEADER}2,a,w,insert,3,{value}\n")).unwrap_err();
+            assert_eq!(error.line, Some(2));
+            assert!(error.message.contains("`mean_ns`"), "{error}");
+        }
+    }
+
+    #[test]
+    fn short_row_is_reported_as_truncated() {
+        let error = parse(&format!("{HEADER}2,a,w,insert,3,4.5\n2,b,w,al")).unwrap_err();
+        assert_eq!(error.line, Some(3));
+        assert!(error.message.contains("truncated"), "{error}");
+    }
+
+    #[test]
+    fn empty_optional_fields_are_none() {
+        let text = "schema_version,algorithm,workload,status,skip_reason,max_pending,\
+                    empty_slot_visits,entries_examined_not_due,cascades,bytes_per_pending,max_lateness_ticks\n\
+                    2,a,w,skipped,too many,10,,,,,\n";
+        let rows: Vec<RunRow> = parse_csv(Path::new("runs.csv"), text).unwrap();
+        assert!(!rows[0].is_ok());
+        assert_eq!(rows[0].cascades, None);
+    }
+}

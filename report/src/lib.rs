@@ -1,0 +1,113 @@
+//! The timerbench report: reads a results directory (`runs.csv`,
+//! `throughput.csv`, `latency.csv`, `metadata.json`, schema in
+//! `results/README.md`) and writes `<results>/report/`: SVG charts, `index.html`
+//! and `REPORT.md`.
+//!
+//! Architecture invariant: this crate reads only results files. It does not
+//! depend on `algorithms` or `harness`; every algorithm name, family and
+//! workload it shows comes from the files, so it reports algorithms it has
+//! never heard of.
+//!
+//! Layers: [`input`] reads and checks the files (the one place that knows the
+//! schema), [`model`] indexes them and gives each algorithm its family,
+//! colour and marker, [`summary`] and [`tables`] compute the tables,
+//! [`charts`] draws the SVGs, [`page`] assembles the documents and [`output`]
+//! writes the directory atomically.
+
+pub mod charts;
+pub mod input;
+pub mod model;
+pub mod output;
+pub mod page;
+pub mod summary;
+pub mod tables;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+/// The report's directory name inside the results directory.
+pub const REPORT_DIR: &str = "report";
+/// The page.
+pub const INDEX_FILE: &str = "index.html";
+/// The Markdown version.
+pub const MARKDOWN_FILE: &str = "REPORT.md";
+
+/// Why generating a report failed, which decides the exit code.
+#[derive(Debug)]
+pub enum Failure {
+    /// The results are missing or malformed: exit code 2.
+    Input(input::InputError),
+    /// Drawing or writing failed: exit code 1.
+    Output(anyhow::Error),
+}
+
+/// The files of a report (name, contents) for `model`; `results_dir` is only
+/// quoted in the documents.
+pub fn render(model: &model::Model, results_dir: &str) -> Result<Vec<(String, String)>> {
+    let charts = charts::all_charts(model)?;
+    let mut files = vec![
+        (
+            INDEX_FILE.to_owned(),
+            page::html(model, &charts, results_dir),
+        ),
+        (
+            MARKDOWN_FILE.to_owned(),
+            page::markdown(model, &charts, results_dir),
+        ),
+    ];
+    // Each chart says it is generated, in a comment after the `<svg>` line.
+    let note = page::generated_comment(results_dir);
+    files.extend(charts.into_iter().map(|c| {
+        let svg = match c.svg.split_once('\n') {
+            Some((first, rest)) => format!("{first}\n{note}\n{rest}"),
+            None => c.svg,
+        };
+        (c.file, svg)
+    }));
+    Ok(files)
+}
+
+/// Reads `results_dir` and writes its report into `results_dir/report/`,
+/// returning that directory and the number of files written.
+pub fn generate(results_dir: &Path) -> Result<(PathBuf, usize), Failure> {
+    let results = input::read_results(results_dir).map_err(Failure::Input)?;
+    let model = model::Model::new(results);
+    let quoted = results_dir.display().to_string();
+    let quoted = quoted.trim_end_matches('/');
+    let files =
+        render(&model, if quoted.is_empty() { "/" } else { quoted }).map_err(Failure::Output)?;
+    let target = results_dir.join(REPORT_DIR);
+    output::write_dir(&target, &files).map_err(Failure::Output)?;
+    Ok((target, files.len()))
+}
+
+/// The checked-in fixture (a small-scale run, `report/tests/fixture/`) as a
+/// model, for the unit tests.
+#[cfg(test)]
+pub(crate) fn fixture_model() -> model::Model {
+    use std::path::Path;
+    let results = input::Results {
+        metadata: input::parse_metadata(
+            Path::new("metadata.json"),
+            include_str!("../tests/fixture/metadata.json"),
+        )
+        .expect("fixture metadata"),
+        runs: input::parse_csv(
+            Path::new("runs.csv"),
+            include_str!("../tests/fixture/runs.csv"),
+        )
+        .expect("fixture runs"),
+        throughput: input::parse_csv(
+            Path::new("throughput.csv"),
+            include_str!("../tests/fixture/throughput.csv"),
+        )
+        .expect("fixture throughput"),
+        latency: input::parse_csv(
+            Path::new("latency.csv"),
+            include_str!("../tests/fixture/latency.csv"),
+        )
+        .expect("fixture latency"),
+    };
+    model::Model::new(results)
+}

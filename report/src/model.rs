@@ -1,0 +1,436 @@
+//! The results as the report sees them: algorithms in display order (grouped
+//! by family) with a stable colour and marker each, the workloads in run
+//! order, and lookups by (algorithm, workload, operation).
+//!
+//! Order and colour depend only on an algorithm's family and name, never on
+//! the order of rows or on which other algorithms ran in other families, so an
+//! algorithm keeps its colour in every chart of a report and across reports
+//! as long as its family's membership is the same. Within a family algorithms
+//! are sorted by name; each family draws from its own palette (blues for the
+//! seed schemes, greens for modern designs, browns and greys for baselines,
+//! reds and oranges for crates), so the family is visible at a glance.
+
+use std::collections::BTreeMap;
+
+use crate::input::{AlgorithmEntry, LatencyRow, Results, RunRow};
+
+/// An RGB colour.
+pub type Rgb = (u8, u8, u8);
+
+/// The families the harness knows, in display order; any other family name
+/// found in the metadata is shown after them, in name order.
+pub const KNOWN_FAMILIES: [&str; 4] = ["seed", "modern", "baseline", "crate"];
+
+/// The family of an algorithm that `metadata.json` does not list.
+pub const UNLISTED_FAMILY: &str = "unlisted";
+
+/// Palettes per family: eight distinguishable colours each, reused with a
+/// different marker beyond eight members.
+const SEED_PALETTE: [Rgb; 8] = [
+    (31, 119, 180),
+    (23, 190, 207),
+    (57, 59, 121),
+    (107, 110, 207),
+    (148, 103, 189),
+    (66, 146, 198),
+    (8, 69, 148),
+    (158, 154, 200),
+];
+const MODERN_PALETTE: [Rgb; 8] = [
+    (44, 160, 44),
+    (188, 189, 34),
+    (0, 109, 44),
+    (116, 196, 118),
+    (99, 121, 57),
+    (26, 152, 134),
+    (140, 162, 82),
+    (65, 171, 93),
+];
+const BASELINE_PALETTE: [Rgb; 8] = [
+    (127, 127, 127),
+    (140, 86, 75),
+    (40, 40, 40),
+    (196, 156, 148),
+    (99, 64, 42),
+    (170, 170, 170),
+    (82, 82, 82),
+    (166, 118, 29),
+];
+const CRATE_PALETTE: [Rgb; 8] = [
+    (214, 39, 40),
+    (255, 127, 14),
+    (227, 119, 194),
+    (132, 60, 57),
+    (231, 186, 82),
+    (173, 73, 74),
+    (253, 141, 60),
+    (122, 1, 119),
+];
+const OTHER_PALETTE: [Rgb; 8] = [
+    (102, 194, 165),
+    (252, 141, 98),
+    (141, 160, 203),
+    (231, 138, 195),
+    (166, 216, 84),
+    (255, 217, 47),
+    (229, 196, 148),
+    (179, 179, 179),
+];
+
+/// The marker shapes drawn at data points, cycled by index within a family so
+/// that two similar colours still differ in shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker {
+    /// A filled circle.
+    Circle,
+    /// A filled triangle.
+    Triangle,
+    /// A filled square.
+    Square,
+    /// A cross.
+    Cross,
+}
+
+/// The marker cycle.
+const MARKERS: [Marker; 4] = [
+    Marker::Circle,
+    Marker::Triangle,
+    Marker::Square,
+    Marker::Cross,
+];
+
+/// An algorithm with everything the report needs to show it.
+#[derive(Clone, Debug)]
+pub struct Algorithm {
+    /// Registry name.
+    pub name: String,
+    /// Family name (`seed`, `modern`, `baseline`, `crate`, or another).
+    pub family: String,
+    /// `false` for an algorithm that fires late within a declared bound.
+    pub exact: bool,
+    /// Parameters as the metadata lists them.
+    pub params: String,
+    /// One-line description.
+    pub summary: String,
+    /// Colour in every chart and table.
+    pub colour: Rgb,
+    /// Marker in every chart.
+    pub marker: Marker,
+}
+
+impl Algorithm {
+    /// The name with a note for an inexact algorithm, for legends.
+    pub fn label(&self) -> String {
+        if self.exact {
+            self.name.clone()
+        } else {
+            format!("{} (inexact)", self.name)
+        }
+    }
+}
+
+/// The colour as `#rrggbb`.
+pub fn hex(colour: Rgb) -> String {
+    format!("#{:02x}{:02x}{:02x}", colour.0, colour.1, colour.2)
+}
+
+/// The rank of a family in display order: known families first.
+fn family_rank(family: &str) -> usize {
+    KNOWN_FAMILIES
+        .iter()
+        .position(|f| *f == family)
+        .unwrap_or(KNOWN_FAMILIES.len())
+}
+
+fn palette(family: &str) -> &'static [Rgb; 8] {
+    match family {
+        "seed" => &SEED_PALETTE,
+        "modern" => &MODERN_PALETTE,
+        "baseline" => &BASELINE_PALETTE,
+        "crate" => &CRATE_PALETTE,
+        _ => &OTHER_PALETTE,
+    }
+}
+
+/// The colour and marker of the `index`-th member (by name) of `family`.
+pub fn style_for(family: &str, index: usize) -> (Rgb, Marker) {
+    let colours = palette(family);
+    (
+        colours[index % colours.len()],
+        MARKERS[(index / colours.len() + index) % MARKERS.len()],
+    )
+}
+
+/// Key of a per-operation row.
+type OpKey = (String, String, String);
+
+/// The results, indexed for the charts and tables.
+#[derive(Debug)]
+pub struct Model {
+    /// The files as read.
+    pub results: Results,
+    /// Algorithms in display order: by family, then by name.
+    pub algorithms: Vec<Algorithm>,
+    /// Workloads in run order (the metadata's, then any others found).
+    pub workloads: Vec<String>,
+    runs: BTreeMap<(String, String), RunRow>,
+    throughput: BTreeMap<OpKey, f64>,
+    latency: BTreeMap<OpKey, LatencyRow>,
+}
+
+impl Model {
+    /// Indexes `results`. Algorithms and workloads found in the CSV files but
+    /// not in the metadata are kept (an algorithm without an entry is placed in
+    /// the [`UNLISTED_FAMILY`] and treated as exact).
+    pub fn new(results: Results) -> Self {
+        let mut entries: Vec<AlgorithmEntry> = results.metadata.algorithms.clone();
+        for run in &results.runs {
+            if !entries.iter().any(|e| e.name == run.algorithm) {
+                entries.push(AlgorithmEntry {
+                    name: run.algorithm.clone(),
+                    family: UNLISTED_FAMILY.to_owned(),
+                    exact: true,
+                    params: String::new(),
+                    summary: String::new(),
+                });
+            }
+        }
+        entries.sort_by(|a, b| {
+            (family_rank(&a.family), &a.family, &a.name).cmp(&(
+                family_rank(&b.family),
+                &b.family,
+                &b.name,
+            ))
+        });
+        entries.dedup_by(|a, b| a.name == b.name);
+        let mut algorithms: Vec<Algorithm> = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let index = algorithms
+                .iter()
+                .filter(|a| a.family == entry.family)
+                .count();
+            let (colour, marker) = style_for(&entry.family, index);
+            algorithms.push(Algorithm {
+                name: entry.name,
+                family: entry.family,
+                exact: entry.exact,
+                params: entry.params,
+                summary: entry.summary,
+                colour,
+                marker,
+            });
+        }
+
+        let mut workloads = results.metadata.workloads.clone();
+        for run in &results.runs {
+            if !workloads.contains(&run.workload) {
+                workloads.push(run.workload.clone());
+            }
+        }
+        // A workload the metadata lists but no row mentions has nothing to show.
+        workloads.retain(|w| results.runs.iter().any(|r| &r.workload == w));
+
+        let runs = results
+            .runs
+            .iter()
+            .map(|r| ((r.algorithm.clone(), r.workload.clone()), r.clone()))
+            .collect();
+        let throughput = results
+            .throughput
+            .iter()
+            .filter(|t| t.count > 0)
+            .map(|t| {
+                (
+                    (t.algorithm.clone(), t.workload.clone(), t.operation.clone()),
+                    t.mean_ns,
+                )
+            })
+            .collect();
+        let latency = results
+            .latency
+            .iter()
+            .filter(|l| l.count > 0)
+            .map(|l| {
+                (
+                    (l.algorithm.clone(), l.workload.clone(), l.operation.clone()),
+                    l.clone(),
+                )
+            })
+            .collect();
+        Self {
+            results,
+            algorithms,
+            workloads,
+            runs,
+            throughput,
+            latency,
+        }
+    }
+
+    /// The families present, in display order.
+    pub fn families(&self) -> Vec<&str> {
+        let mut families: Vec<&str> = Vec::new();
+        for algorithm in &self.algorithms {
+            if !families.contains(&algorithm.family.as_str()) {
+                families.push(&algorithm.family);
+            }
+        }
+        families
+    }
+
+    /// The `runs.csv` row of (algorithm, workload).
+    pub fn run(&self, algorithm: &str, workload: &str) -> Option<&RunRow> {
+        self.runs.get(&(algorithm.to_owned(), workload.to_owned()))
+    }
+
+    /// Whether (algorithm, workload) was skipped by its pending limit.
+    pub fn skipped(&self, algorithm: &str, workload: &str) -> bool {
+        self.run(algorithm, workload).is_some_and(|r| !r.is_ok())
+    }
+
+    /// The batch-timed mean ns of `operation`, when it was measured and
+    /// happened at least once.
+    pub fn mean_ns(&self, algorithm: &str, workload: &str, operation: &str) -> Option<f64> {
+        self.throughput
+            .get(&(
+                algorithm.to_owned(),
+                workload.to_owned(),
+                operation.to_owned(),
+            ))
+            .copied()
+    }
+
+    /// The latency percentiles of `operation`, when it was measured and
+    /// happened at least once.
+    pub fn latency(&self, algorithm: &str, workload: &str, operation: &str) -> Option<&LatencyRow> {
+        self.latency.get(&(
+            algorithm.to_owned(),
+            workload.to_owned(),
+            operation.to_owned(),
+        ))
+    }
+
+    /// The scaling workloads (`scaling-*`) with their pending count N, in
+    /// increasing N. N is the `max_pending` of runs.csv: the smallest over the
+    /// workload's rows, which is the exact reference model's (an inexact
+    /// algorithm keeps late timers pending longer and reports more).
+    pub fn scaling_workloads(&self) -> Vec<(String, u64)> {
+        let mut scaling: Vec<(String, u64)> = self
+            .workloads
+            .iter()
+            .filter(|w| w.starts_with(SCALING_PREFIX))
+            .filter_map(|w| {
+                let n = self
+                    .results
+                    .runs
+                    .iter()
+                    .filter(|r| &r.workload == w)
+                    .map(|r| r.max_pending)
+                    .min()?;
+                Some((w.clone(), n))
+            })
+            .filter(|(_, n)| *n > 0)
+            .collect();
+        scaling.sort_by_key(|(_, n)| *n);
+        scaling
+    }
+}
+
+/// The name prefix of the scaling sweep's workloads.
+pub const SCALING_PREFIX: &str = "scaling-";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn style_is_per_family_and_index() {
+        assert_eq!(style_for("seed", 0), (SEED_PALETTE[0], Marker::Circle));
+        assert_eq!(style_for("crate", 1), (CRATE_PALETTE[1], Marker::Triangle));
+        // Beyond the palette the colour repeats with another marker.
+        assert_ne!(style_for("modern", 8).1, style_for("modern", 0).1);
+        assert_eq!(style_for("someday", 0).0, OTHER_PALETTE[0]);
+    }
+
+    #[test]
+    fn palettes_have_distinct_colours() {
+        let all: Vec<Rgb> = [
+            SEED_PALETTE,
+            MODERN_PALETTE,
+            BASELINE_PALETTE,
+            CRATE_PALETTE,
+        ]
+        .concat();
+        for (i, a) in all.iter().enumerate() {
+            assert!(!all[i + 1..].contains(a), "{a:?} appears twice");
+        }
+    }
+
+    /// A model of two workloads and four algorithms, one of them a crate
+    /// adapter and one missing from the metadata.
+    fn small_model() -> Model {
+        use crate::input::{parse_csv, parse_metadata};
+        use std::path::Path;
+        let metadata = r#"{"schema_version": 2, "seed": 1, "scale": "small", "driver": "event",
+            "workloads": ["scaling-1e4", "scaling-1e3"],
+            "clock_floor_ns": {"p50_ns": 20, "p99_ns": 30, "p999_ns": 40, "max_ns": 50},
+            "algorithms": [
+              {"name": "zeta-crate", "family": "crate", "exact": true},
+              {"name": "b-heap", "family": "seed", "exact": true},
+              {"name": "a-wheel", "family": "seed", "exact": false}]}"#;
+        let runs = "schema_version,algorithm,workload,status,skip_reason,max_pending,empty_slot_visits,\
+                    entries_examined_not_due,cascades,bytes_per_pending,max_lateness_ticks\n\
+                    2,b-heap,scaling-1e4,ok,,10000,0,0,0,40,0\n\
+                    2,a-wheel,scaling-1e4,ok,,10400,5,0,0,60,12\n\
+                    2,stranger,scaling-1e3,skipped,too many,1000,,,,,\n\
+                    2,b-heap,scaling-1e3,ok,,1000,0,0,0,50,0\n";
+        Model::new(Results {
+            metadata: parse_metadata(Path::new("metadata.json"), metadata).unwrap(),
+            runs: parse_csv(Path::new("runs.csv"), runs).unwrap(),
+            throughput: Vec::new(),
+            latency: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn algorithms_are_grouped_by_family_then_name_with_unlisted_ones_kept() {
+        let model = small_model();
+        let order: Vec<(&str, &str)> = model
+            .algorithms
+            .iter()
+            .map(|a| (a.family.as_str(), a.name.as_str()))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("seed", "a-wheel"),
+                ("seed", "b-heap"),
+                ("crate", "zeta-crate"),
+                (UNLISTED_FAMILY, "stranger"),
+            ]
+        );
+        assert_eq!(model.families(), ["seed", "crate", UNLISTED_FAMILY]);
+        assert_eq!(model.algorithms[0].label(), "a-wheel (inexact)");
+        assert_eq!(model.algorithms[2].colour, CRATE_PALETTE[0]);
+        assert!(model.skipped("stranger", "scaling-1e3"));
+    }
+
+    #[test]
+    fn scaling_n_is_the_smallest_max_pending_in_increasing_order() {
+        let model = small_model();
+        assert_eq!(
+            model.scaling_workloads(),
+            [
+                ("scaling-1e3".to_owned(), 1000),
+                ("scaling-1e4".to_owned(), 10_000)
+            ]
+        );
+    }
+
+    #[test]
+    fn family_order() {
+        assert!(family_rank("seed") < family_rank("crate"));
+        assert_eq!(family_rank("other"), KNOWN_FAMILIES.len());
+        assert_eq!(hex((255, 0, 16)), "#ff0010");
+    }
+}

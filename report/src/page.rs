@@ -1,0 +1,324 @@
+//! The two documents: `index.html`, one static page with every chart, table,
+//! the run metadata and a "how to read this" per chart (no script, no network:
+//! the charts are SVG files beside it), and `REPORT.md`, the same tables and
+//! chart links for viewing on a code host.
+//!
+//! Both are assembled from one list of `Section`s, so they cannot drift.
+
+use crate::charts::{COUNTERS, Chart, SCALING_OPERATIONS};
+use crate::model::{Model, hex};
+use crate::tables::{self, Table, escape_html};
+
+/// The command that regenerates the report, quoted in both documents.
+pub const COMMAND: &str = "make report";
+
+/// A part of a section: prose, a table, or a chart.
+enum Part {
+    Text(String),
+    Table(Table),
+    Chart(Chart),
+}
+
+/// A section with a heading.
+struct Section {
+    title: String,
+    parts: Vec<Part>,
+}
+
+/// How to read each kind of chart.
+const READ_SCALING: &str = "Each line is one algorithm: its mean cost of one operation (batch-timed \
+    throughput pass, clock reads included) at each size of the scaling sweep. Both axes are logarithmic, \
+    so a line parallel to the dashed O(1) slope is constant-time, one parallel to O(n) is linear; where \
+    two lines cross, the faster design changes (the heap/wheel crossover). N is the workload's \
+    max_pending in runs.csv (the exact reference model's largest pending count). A missing point is a \
+    skipped run (the legend says from which N), not a zero.";
+const READ_MEMORY: &str = "Peak heap bytes held by the queue divided by the largest pending count, \
+    per algorithm and size. A wheel's fixed slot arrays dominate at small N and amortise at large N; \
+    a flat line is a per-timer cost.";
+const READ_COUNTERS: &str = "Deterministic work counters of the measured phase (the same seed gives \
+    the same values on every machine), one bar per algorithm, grouped by workload, on a log axis. A \
+    zero draws no bar; a cross on the axis marks a skipped run. These counters show work that fires \
+    nothing: empty ticks of ticked wheels, entries looked at but not due (rounds counted down, heads \
+    compared), and cascades between wheel levels.";
+const READ_LATENCY: &str = "Per operation, the 50th, 99th and 99.9th percentile of single-operation \
+    latency (each operation timed alone), one line per algorithm, on a log axis. The dashed line is the \
+    clock floor's p50: the cost of the clock reads alone, which is included in every sample and not \
+    subtracted, so values near the line are at the limit of what this method can resolve. Expire is per \
+    fired timer. Algorithms skipped on the workload are greyed in the legend.";
+const READ_SUMMARY: &str = "The all-in mean: all time of the throughput pass over all timer \
+    operations (inserts, cancels, reschedules), expiry included. Each column is a workload; the best \
+    is highlighted and the colour deepens to red as an algorithm gets up to 100 times slower than the \
+    best. `skipped` marks a run above the algorithm's pending limit, not a zero. One run on one \
+    machine: compare ratios within a column, and rerun before trusting a small difference.";
+
+/// The report's sections in page order.
+fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
+    let chart = |file: &str| charts.iter().find(|c| c.file == file).cloned();
+    let mut out = vec![
+        Section {
+            title: "Run".to_owned(),
+            parts: vec![Part::Table(tables::metadata_table(model))],
+        },
+        Section {
+            title: "Summary: who wins each workload".to_owned(),
+            parts: vec![
+                Part::Text(
+                    "The fastest algorithm per workload by all-in ns per operation, and how far behind \
+                     the runner-up, the best third-party crate (family `crate`) and the best \
+                     standard-library baseline (family `baseline`) are; those two columns appear when \
+                     their family ran."
+                        .to_owned(),
+                ),
+                Part::Table(tables::verdict_table(model)),
+            ],
+        },
+        Section {
+            title: "Summary: ns per operation, algorithm x workload".to_owned(),
+            parts: std::iter::once(Part::Text(READ_SUMMARY.to_owned()))
+                .chain(chart("summary-heatmap.svg").map(Part::Chart))
+                .chain([Part::Table(tables::summary_table(model, false))])
+                .collect(),
+        },
+        Section {
+            title: "Summary: relative to the best of each workload (%)".to_owned(),
+            parts: vec![
+                Part::Text("The same table as a percentage of the column's best (100 % is the best; 250 % is 2.5 times slower).".to_owned()),
+                Part::Table(tables::summary_table(model, true)),
+            ],
+        },
+    ];
+    let scaling: Vec<Part> = SCALING_OPERATIONS
+        .iter()
+        .filter_map(|op| chart(&format!("scaling-{op}.svg")))
+        .map(Part::Chart)
+        .collect();
+    if !scaling.is_empty() {
+        out.push(Section {
+            title: "Scaling with the number of pending timers".to_owned(),
+            parts: std::iter::once(Part::Text(READ_SCALING.to_owned()))
+                .chain(scaling)
+                .collect(),
+        });
+    }
+    if let Some(memory) = chart("memory.svg") {
+        out.push(Section {
+            title: "Memory per pending timer".to_owned(),
+            parts: vec![
+                Part::Text(READ_MEMORY.to_owned()),
+                Part::Chart(memory),
+                Part::Table(tables::memory_table(model)),
+            ],
+        });
+    }
+    out.push(Section {
+        title: "Wasted work".to_owned(),
+        parts: std::iter::once(Part::Text(READ_COUNTERS.to_owned()))
+            .chain(
+                COUNTERS
+                    .iter()
+                    .filter_map(|c| chart(&format!("wasted-{}.svg", c.column.replace('_', "-"))))
+                    .map(Part::Chart),
+            )
+            .collect(),
+    });
+    out.push(Section {
+        title: "Latency percentiles per workload".to_owned(),
+        parts: std::iter::once(Part::Text(READ_LATENCY.to_owned()))
+            .chain(
+                charts
+                    .iter()
+                    .filter(|c| c.file.starts_with("latency-"))
+                    .cloned()
+                    .map(Part::Chart),
+            )
+            .collect(),
+    });
+    if let Some(table) = tables::lateness_table(model) {
+        out.push(Section {
+            title: "Inexact algorithms: largest lateness (ticks)".to_owned(),
+            parts: vec![
+                Part::Text(
+                    "An inexact algorithm fires at its declared due tick, up to its declared bound \
+                     after the deadline (the checksum verifies it); this is the largest lateness it \
+                     showed on each workload, in ticks (1 tick = 1 ms by convention)."
+                        .to_owned(),
+                ),
+                Part::Table(table),
+            ],
+        });
+    }
+    if let Some(table) = tables::skipped_table(model) {
+        out.push(Section {
+            title: "Skipped runs".to_owned(),
+            parts: vec![Part::Table(table)],
+        });
+    }
+    out.push(Section {
+        title: "Algorithms".to_owned(),
+        parts: vec![Part::Table(tables::algorithms_table(model))],
+    });
+    out
+}
+
+/// The "generated" notice, naming the command and the results directory.
+fn generated_note(results_dir: &str) -> String {
+    format!(
+        "Generated by `{COMMAND}` (timerbench-report) from the files in `{results_dir}/`; \
+         do not edit, regenerate."
+    )
+}
+
+/// The notice as an HTML or XML comment; a comment may not contain `--`, so
+/// any in the directory name is broken up.
+pub fn generated_comment(results_dir: &str) -> String {
+    format!(
+        "<!-- {} -->",
+        generated_note(results_dir).replace("--", "- -")
+    )
+}
+
+/// The page's style sheet: readable tables that scroll sideways when wide.
+const CSS: &str = "body{font-family:sans-serif;max-width:1240px;margin:1em auto;padding:0 1em;color:#222}\
+    h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ccc}\
+    .scroll{overflow-x:auto}table{border-collapse:collapse;font-size:13px;margin:.5em 0}\
+    th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;white-space:nowrap}\
+    table.numeric td{text-align:right}table:not(.numeric) td{white-space:normal}\
+    tr.family th{background:#eee}\
+    td.best{font-weight:bold;outline:2px solid #238b45}\
+    figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #ddd}\
+    .note{color:#555;font-size:.9em}.swatch{display:inline-block;width:.8em;height:.8em;margin-right:.3em}";
+
+/// An HTML id for a heading: lower-case letters and digits, the rest `-`.
+fn anchor(title: &str) -> String {
+    let id: String = title
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    id.split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// `index.html`.
+pub fn html(model: &Model, charts: &[Chart], results_dir: &str) -> String {
+    let note = generated_note(results_dir);
+    let comment = generated_comment(results_dir);
+    let mut out = format!(
+        "<!DOCTYPE html>\n{comment}\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
+         <title>timerbench report</title>\n<style>{CSS}</style>\n</head>\n<body>\n\
+         <h1>timerbench report</h1>\n<p class=\"note\">{}</p>\n",
+        escape_html(&note)
+    );
+    out.push_str("<p>Colours per algorithm, the same in every chart: ");
+    for a in &model.algorithms {
+        out.push_str(&format!(
+            "<span><span class=\"swatch\" style=\"background:{}\"></span>{} ({})</span> ",
+            hex(a.colour),
+            escape_html(&a.label()),
+            escape_html(&a.family)
+        ));
+    }
+    out.push_str("</p>\n");
+    let sections = sections(model, charts);
+    out.push_str("<nav><p>Contents: ");
+    let links: Vec<String> = sections
+        .iter()
+        .map(|s| {
+            format!(
+                "<a href=\"#{}\">{}</a>",
+                anchor(&s.title),
+                escape_html(&s.title)
+            )
+        })
+        .collect();
+    out.push_str(&links.join(" · "));
+    out.push_str("</p></nav>\n");
+    for section in sections {
+        out.push_str(&format!(
+            "<h2 id=\"{}\">{}</h2>\n",
+            anchor(&section.title),
+            escape_html(&section.title)
+        ));
+        for part in section.parts {
+            match part {
+                Part::Text(text) => out.push_str(&format!("<p>{}</p>\n", escape_html(&text))),
+                Part::Table(table) => {
+                    out.push_str(&format!(
+                        "<div class=\"scroll\">{}</div>\n",
+                        table.to_html()
+                    ));
+                }
+                Part::Chart(chart) => out.push_str(&format!(
+                    "<figure><img src=\"{}\" alt=\"{}\" width=\"{}\" height=\"{}\"/></figure>\n",
+                    escape_html(&chart.file),
+                    escape_html(&chart.title),
+                    crate::charts::WIDTH,
+                    chart.height
+                )),
+            }
+        }
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+/// `REPORT.md`.
+pub fn markdown(model: &Model, charts: &[Chart], results_dir: &str) -> String {
+    let mut out = format!(
+        "{}\n\n# timerbench report\n\n{}\n",
+        generated_comment(results_dir),
+        generated_note(results_dir)
+    );
+    for section in sections(model, charts) {
+        out.push_str(&format!("\n## {}\n\n", section.title));
+        for part in section.parts {
+            match part {
+                Part::Text(text) => out.push_str(&format!("{text}\n\n")),
+                Part::Table(table) => out.push_str(&format!("{}\n", table.to_markdown())),
+                Part::Chart(chart) => {
+                    out.push_str(&format!("![{}]({})\n\n", chart.title, chart.file))
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anchors_are_plain() {
+        assert_eq!(
+            anchor("Summary: who wins each workload"),
+            "summary-who-wins-each-workload"
+        );
+        assert_eq!(
+            anchor("Memory per pending timer"),
+            "memory-per-pending-timer"
+        );
+    }
+
+    #[test]
+    fn page_and_markdown_share_the_sections() {
+        let model = crate::fixture_model();
+        let charts = crate::charts::all_charts(&model).unwrap();
+        let html = html(&model, &charts, "odd--dir");
+        let markdown = markdown(&model, &charts, "results");
+        for section in sections(&model, &charts) {
+            assert!(html.contains(&format!("id=\"{}\"", anchor(&section.title))));
+            assert!(markdown.contains(&format!("## {}", section.title)));
+        }
+        // The page is well-formed enough to parse as XML once the doctype is dropped.
+        let body = html.split_once('\n').unwrap().1;
+        roxmltree::Document::parse(body).expect("index.html parses as XML");
+    }
+}

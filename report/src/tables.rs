@@ -1,0 +1,531 @@
+//! The report's tables, built once and rendered twice: as HTML for
+//! `index.html` (with heat colours and the best cell highlighted) and as
+//! Markdown for `REPORT.md` (the best cell in bold).
+//!
+//! Algorithm tables list algorithms grouped by family, each family under a
+//! heading row, in the model's display order; a skipped run reads `skipped`,
+//! never zero.
+
+use crate::model::{Model, Rgb, hex};
+use crate::summary::{self, Cell, format_count, format_ns, percent_of_best, ratio_phrase};
+
+/// Text shown for a run skipped by its pending limit.
+pub const SKIPPED: &str = "skipped";
+/// Text shown where there is no row.
+pub const MISSING: &str = "–";
+
+/// One table cell.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TableCell {
+    /// The text.
+    pub text: String,
+    /// Whether this is the best value of its column.
+    pub best: bool,
+    /// For a heat-coloured cell, the value as a percentage of the column's best.
+    pub percent: Option<f64>,
+}
+
+impl TableCell {
+    fn plain(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            ..Self::default()
+        }
+    }
+}
+
+/// A row: a family heading or cells.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Row {
+    /// A heading spanning the table (a family name).
+    Heading(String),
+    /// Data cells, the first being the row's label.
+    Cells(Vec<TableCell>),
+}
+
+/// A table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    /// Whether the cells after the first column are numbers (right-aligned).
+    pub numeric: bool,
+    /// Column headers.
+    pub headers: Vec<String>,
+    /// Rows in order.
+    pub rows: Vec<Row>,
+}
+
+/// Escapes text for HTML.
+pub fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Escapes the characters that would break a Markdown table cell.
+fn escape_markdown(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+/// The colour of the best cell of a heat-coloured column.
+pub const BEST_COLOUR: Rgb = (199, 233, 192);
+
+/// The background of a heat-coloured cell: green for the best, then white to
+/// red as the value grows to 100 times the best (log scale).
+pub fn heat_colour(percent: f64) -> Rgb {
+    const FULL_AT_PERCENT_LOG: f64 = 2.0;
+    const DEEPEST: f64 = 140.0;
+    if percent <= 100.0 {
+        return BEST_COLOUR;
+    }
+    let t = ((percent / 100.0).log10() / FULL_AT_PERCENT_LOG).clamp(0.0, 1.0);
+    let fade = (255.0 - DEEPEST * t).round() as u8;
+    (255, fade, fade)
+}
+
+impl Table {
+    /// The table as an HTML `<table>`.
+    pub fn to_html(&self) -> String {
+        let mut out = String::from(if self.numeric {
+            "<table class=\"numeric\">\n<thead><tr>"
+        } else {
+            "<table>\n<thead><tr>"
+        });
+        for header in &self.headers {
+            out.push_str(&format!("<th>{}</th>", escape_html(header)));
+        }
+        out.push_str("</tr></thead>\n<tbody>\n");
+        for row in &self.rows {
+            match row {
+                Row::Heading(text) => out.push_str(&format!(
+                    "<tr class=\"family\"><th colspan=\"{}\">{}</th></tr>\n",
+                    self.headers.len(),
+                    escape_html(text)
+                )),
+                Row::Cells(cells) => {
+                    out.push_str("<tr>");
+                    for (i, cell) in cells.iter().enumerate() {
+                        let tag = if i == 0 { "th" } else { "td" };
+                        let mut attributes = String::new();
+                        if let Some(p) = cell.percent {
+                            attributes.push_str(&format!(
+                                " style=\"background:{}\"",
+                                hex(heat_colour(p))
+                            ));
+                        }
+                        if cell.best {
+                            attributes.push_str(" class=\"best\"");
+                        }
+                        out.push_str(&format!(
+                            "<{tag}{attributes}>{}</{tag}>",
+                            escape_html(&cell.text)
+                        ));
+                    }
+                    out.push_str("</tr>\n");
+                }
+            }
+        }
+        out.push_str("</tbody>\n</table>\n");
+        out
+    }
+
+    /// The table in GitHub-flavoured Markdown.
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!(
+            "| {} |\n|{}\n",
+            self.headers
+                .iter()
+                .map(|h| escape_markdown(h))
+                .collect::<Vec<_>>()
+                .join(" | "),
+            "---|".repeat(self.headers.len())
+        );
+        for row in &self.rows {
+            let cells: Vec<String> = match row {
+                Row::Heading(text) => {
+                    let mut cells = vec![format!("*{}*", escape_markdown(text))];
+                    cells.resize(self.headers.len(), String::new());
+                    cells
+                }
+                Row::Cells(cells) => cells
+                    .iter()
+                    .map(|c| {
+                        let text = escape_markdown(&c.text);
+                        if c.best { format!("**{text}**") } else { text }
+                    })
+                    .collect(),
+            };
+            out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        out
+    }
+}
+
+/// Rows of one cell list per algorithm, grouped under family headings.
+fn family_rows(model: &Model, mut cells_of: impl FnMut(usize) -> Vec<TableCell>) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut family: Option<&str> = None;
+    for (i, algorithm) in model.algorithms.iter().enumerate() {
+        if family != Some(algorithm.family.as_str()) {
+            family = Some(&algorithm.family);
+            rows.push(Row::Heading(format!("{} family", algorithm.family)));
+        }
+        let mut cells = vec![TableCell::plain(algorithm.label())];
+        cells.extend(cells_of(i));
+        rows.push(Row::Cells(cells));
+    }
+    rows
+}
+
+fn workload_headers(model: &Model) -> Vec<String> {
+    std::iter::once("algorithm".to_owned())
+        .chain(model.workloads.iter().cloned())
+        .collect()
+}
+
+/// The all-in ns per operation, algorithm x workload, heat-coloured by the
+/// ratio to the column's best, the best highlighted. With `relative`, the
+/// cells show the percentage of the best instead of nanoseconds.
+pub fn summary_table(model: &Model, relative: bool) -> Table {
+    let columns = summary::columns(model);
+    let rows = family_rows(model, |i| {
+        columns
+            .iter()
+            .map(|(cells, best)| match (&cells[i], best) {
+                (Cell::Measured(ns), Some(best)) => {
+                    let percent = percent_of_best(*ns, *best);
+                    TableCell {
+                        text: if relative {
+                            format!("{percent:.0} %")
+                        } else {
+                            format_ns(*ns)
+                        },
+                        best: *ns == *best,
+                        percent: Some(percent),
+                    }
+                }
+                (Cell::Skipped, _) => TableCell::plain(SKIPPED),
+                _ => TableCell::plain(MISSING),
+            })
+            .collect()
+    });
+    Table {
+        numeric: true,
+        headers: workload_headers(model),
+        rows,
+    }
+}
+
+/// Per workload: the winner, its ns per operation, and how the runner-up,
+/// the best `crate` algorithm and the best `baseline` compare (those two
+/// columns only when the family ran).
+pub fn verdict_table(model: &Model) -> Table {
+    let label = |name: &str| {
+        model
+            .algorithms
+            .iter()
+            .find(|a| a.name == name)
+            .map_or_else(|| name.to_owned(), crate::model::Algorithm::label)
+    };
+    let phrase = |best: &summary::Standing, other: &Option<summary::Standing>| {
+        other.as_ref().map_or_else(
+            || MISSING.to_owned(),
+            |o| {
+                format!(
+                    "{} ({}, {} ns)",
+                    label(&o.name),
+                    ratio_phrase(best, o),
+                    format_ns(o.ns)
+                )
+            },
+        )
+    };
+    let has_family = |family: &str| model.algorithms.iter().any(|a| a.family == family);
+    let (crates, baselines) = (
+        has_family(summary::CRATE_FAMILY),
+        has_family(summary::BASELINE_FAMILY),
+    );
+    let mut headers = vec!["workload", "winner (family)", "winner ns/op", "runner-up"];
+    if crates {
+        headers.push("best crate");
+    }
+    if baselines {
+        headers.push("best baseline");
+    }
+    let rows = model
+        .workloads
+        .iter()
+        .map(|w| {
+            let mut cells = vec![TableCell::plain(w.clone())];
+            match summary::workload_verdict(model, w) {
+                Some(v) => {
+                    cells.push(TableCell::plain(format!(
+                        "{} ({})",
+                        label(&v.best.name),
+                        v.best.family
+                    )));
+                    cells.push(TableCell::plain(format_ns(v.best.ns)));
+                    cells.push(TableCell::plain(phrase(&v.best, &v.runner_up)));
+                    if crates {
+                        cells.push(TableCell::plain(phrase(&v.best, &v.best_crate)));
+                    }
+                    if baselines {
+                        cells.push(TableCell::plain(phrase(&v.best, &v.best_baseline)));
+                    }
+                }
+                None => {
+                    cells.push(TableCell::plain("nothing measured"));
+                    cells.resize(headers.len(), TableCell::plain(MISSING));
+                }
+            }
+            Row::Cells(cells)
+        })
+        .collect();
+    Table {
+        numeric: false,
+        headers: headers.into_iter().map(str::to_owned).collect(),
+        rows,
+    }
+}
+
+/// Peak heap bytes per pending timer, algorithm x scaling workload.
+pub fn memory_table(model: &Model) -> Table {
+    let sweep = model.scaling_workloads();
+    let rows = family_rows(model, |i| {
+        let name = &model.algorithms[i].name;
+        sweep
+            .iter()
+            .map(|(w, _)| match model.run(name, w) {
+                Some(r) if !r.is_ok() => TableCell::plain(SKIPPED),
+                Some(r) => TableCell::plain(
+                    r.bytes_per_pending
+                        .map_or_else(|| MISSING.to_owned(), |b| format!("{b:.1}")),
+                ),
+                None => TableCell::plain(MISSING),
+            })
+            .collect()
+    });
+    Table {
+        numeric: true,
+        headers: std::iter::once("algorithm".to_owned())
+            .chain(
+                sweep
+                    .iter()
+                    .map(|(w, n)| format!("{w} (N = {})", format_count(*n))),
+            )
+            .collect(),
+        rows,
+    }
+}
+
+/// The largest lateness in ticks of every inexact algorithm, per workload.
+/// `None` when every algorithm is exact.
+pub fn lateness_table(model: &Model) -> Option<Table> {
+    let inexact: Vec<&crate::model::Algorithm> =
+        model.algorithms.iter().filter(|a| !a.exact).collect();
+    if inexact.is_empty() {
+        return None;
+    }
+    let rows = inexact
+        .iter()
+        .map(|a| {
+            let mut cells = vec![TableCell::plain(a.name.clone())];
+            cells.extend(model.workloads.iter().map(|w| {
+                match model.run(&a.name, w) {
+                    Some(r) if !r.is_ok() => TableCell::plain(SKIPPED),
+                    Some(r) => TableCell::plain(
+                        r.max_lateness_ticks
+                            .map_or_else(|| MISSING.to_owned(), format_count),
+                    ),
+                    None => TableCell::plain(MISSING),
+                }
+            }));
+            Row::Cells(cells)
+        })
+        .collect();
+    Some(Table {
+        numeric: true,
+        headers: workload_headers(model),
+        rows,
+    })
+}
+
+/// Every skipped run with its reason. `None` when nothing was skipped.
+pub fn skipped_table(model: &Model) -> Option<Table> {
+    let rows: Vec<Row> = model
+        .algorithms
+        .iter()
+        .flat_map(|a| model.workloads.iter().map(move |w| (a, w)))
+        .filter_map(|(a, w)| {
+            let run = model.run(&a.name, w).filter(|r| !r.is_ok())?;
+            Some(Row::Cells(vec![
+                TableCell::plain(a.name.clone()),
+                TableCell::plain(w.clone()),
+                TableCell::plain(run.skip_reason.clone()),
+            ]))
+        })
+        .collect();
+    (!rows.is_empty()).then(|| Table {
+        numeric: false,
+        headers: ["algorithm", "workload", "reason"]
+            .map(str::to_owned)
+            .to_vec(),
+        rows,
+    })
+}
+
+/// The algorithms with family, exactness, parameters and summary.
+pub fn algorithms_table(model: &Model) -> Table {
+    let rows = family_rows(model, |i| {
+        let a = &model.algorithms[i];
+        vec![
+            TableCell::plain(if a.exact { "exact" } else { "inexact" }),
+            TableCell::plain(a.params.clone()),
+            TableCell::plain(a.summary.clone()),
+        ]
+    });
+    Table {
+        numeric: false,
+        headers: ["algorithm", "timing", "parameters", "summary"]
+            .map(str::to_owned)
+            .to_vec(),
+        rows,
+    }
+}
+
+/// The memory probe as "16 KiB: 1.2 ns, ..., 64 MiB: 95 ns", or a note that
+/// the results have none.
+fn memory_latency(probe: &[crate::input::MemoryLatency]) -> String {
+    const KIB: u64 = 1024;
+    const MIB: u64 = KIB * KIB;
+    if probe.is_empty() {
+        return "not measured".to_owned();
+    }
+    probe
+        .iter()
+        .map(|p| {
+            let size = if p.bytes >= MIB {
+                format!("{} MiB", p.bytes / MIB)
+            } else {
+                format!("{} KiB", p.bytes / KIB)
+            };
+            format!("{size}: {} ns", format_ns(p.ns_per_load))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The run metadata as (field, value) rows.
+pub fn metadata_table(model: &Model) -> Table {
+    let m = &model.results.metadata;
+    let floor = m.clock_floor_ns;
+    let fields = [
+        (
+            "machine",
+            format!("{} ({} logical cores)", m.cpu_model, m.cores),
+        ),
+        ("clock source", m.clock_source.clone()),
+        (
+            "clock floor (empty timed region)",
+            format!(
+                "p50 {} ns, p99 {} ns, p99.9 {} ns, max {} ns",
+                floor.p50_ns, floor.p99_ns, floor.p999_ns, floor.max_ns
+            ),
+        ),
+        (
+            "memory latency (dependent load)",
+            memory_latency(&m.memory_latency_ns),
+        ),
+        ("rustc", m.rustc.clone()),
+        ("build profile", m.build_profile.clone()),
+        ("seed", m.seed.to_string()),
+        ("scale", m.scale.clone()),
+        ("driver", m.driver.clone()),
+        (
+            "git commit",
+            format!(
+                "{}{}",
+                m.git_commit,
+                if m.git_dirty {
+                    " (with uncommitted changes)"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        ("date (UTC)", m.date_utc.clone()),
+        ("run time", format!("{:.1} s", m.wall_seconds)),
+    ];
+    Table {
+        numeric: false,
+        headers: ["field", "value"].map(str::to_owned).to_vec(),
+        rows: fields
+            .into_iter()
+            .map(|(k, v)| Row::Cells(vec![TableCell::plain(k), TableCell::plain(v)]))
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Table {
+        Table {
+            numeric: true,
+            headers: vec!["algorithm".into(), "w|1".into()],
+            rows: vec![
+                Row::Heading("seed family".into()),
+                Row::Cells(vec![
+                    TableCell::plain("a<b"),
+                    TableCell {
+                        text: "12.5".into(),
+                        best: true,
+                        percent: Some(100.0),
+                    },
+                ]),
+            ],
+        }
+    }
+
+    #[test]
+    fn html_escapes_and_highlights() {
+        let html = sample().to_html();
+        assert!(html.contains("<th>a&lt;b</th>"), "{html}");
+        assert!(html.contains("class=\"best\""), "{html}");
+        assert!(html.contains("colspan=\"2\""), "{html}");
+    }
+
+    #[test]
+    fn markdown_bolds_the_best_and_escapes_pipes() {
+        let md = sample().to_markdown();
+        assert!(md.starts_with("| algorithm | w\\|1 |\n|---|---|\n"), "{md}");
+        assert!(md.contains("| *seed family* |  |"), "{md}");
+        assert!(md.contains("**12.5**"), "{md}");
+    }
+
+    #[test]
+    fn memory_probe_sizes_read_as_kib_and_mib() {
+        use crate::input::MemoryLatency;
+        let probe = [
+            MemoryLatency {
+                bytes: 16 * 1024,
+                ns_per_load: 1.25,
+            },
+            MemoryLatency {
+                bytes: 64 << 20,
+                ns_per_load: 95.04,
+            },
+        ];
+        assert_eq!(memory_latency(&probe), "16 KiB: 1.25 ns, 64 MiB: 95.0 ns");
+        assert_eq!(memory_latency(&[]), "not measured");
+    }
+
+    #[test]
+    fn heat_goes_from_green_to_red() {
+        assert_eq!(hex(heat_colour(100.0)), "#c7e9c0");
+        assert_eq!(hex(heat_colour(10_000.0)), "#ff7373");
+        assert_eq!(hex(heat_colour(1e9)), "#ff7373");
+        assert!(heat_colour(150.0) > heat_colour(1000.0));
+    }
+}

@@ -1,0 +1,71 @@
+//! Helpers shared by the report's integration tests: scratch directories, a
+//! copy of the checked-in fixture results, and running the binary.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The checked-in results of a small-scale run.
+pub const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixture");
+
+/// A fresh, empty scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "timerbench-report-{}-{}-{name}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// A scratch results directory holding a copy of the fixture.
+pub fn copy_fixture(name: &str) -> PathBuf {
+    let results = scratch(name).join("results");
+    fs::create_dir_all(&results).expect("results directory");
+    for entry in fs::read_dir(FIXTURE).expect("fixture") {
+        let entry = entry.expect("fixture entry");
+        fs::copy(entry.path(), results.join(entry.file_name())).expect("copy fixture");
+    }
+    results
+}
+
+/// Runs `timerbench-report --results <results>`.
+pub fn report(results: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_timerbench-report"))
+        .arg("--results")
+        .arg(results)
+        .output()
+        .expect("timerbench-report runs")
+}
+
+/// Asserts a bad-input failure: exit code 2 and a message containing every
+/// fragment.
+pub fn assert_input_error(out: &Output, fragments: &[&str]) {
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "exit code; stderr: {message}");
+    for fragment in fragments {
+        assert!(
+            message.contains(fragment),
+            "stderr lacks {fragment:?}: {message}"
+        );
+    }
+}
+
+/// File names in `dir`, sorted (empty when it does not exist).
+pub fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
