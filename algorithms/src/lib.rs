@@ -73,6 +73,12 @@
 //! line alone puts it into the conformance suite (`tests/conformance/`) and into
 //! every tool that walks the registry.
 
+#[cfg(any(
+    feature = "crate-nexus-timer",
+    feature = "crate-timer-queue",
+    feature = "crate-tokio"
+))]
+pub mod adapters;
 pub mod arena;
 pub mod binary_heap;
 pub mod bitmap_wheel;
