@@ -39,6 +39,8 @@ pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
     // Off-the-shelf crates, each behind its Cargo feature (on by default).
     #[cfg(feature = "crate-nexus-timer")]
     visitor.visit::<crate::adapters::nexus_timer::NexusTimer<Payload>>();
+    #[cfg(feature = "crate-timer-queue")]
+    visitor.visit::<crate::adapters::timer_queue::TimerQueueCrate<Payload>>();
 }
 
 /// Name, summary and default parameters of a registered algorithm.

@@ -1,4 +1,4 @@
-//! Adapters that put published timer crates behind [`TimerQueue`], so that they
+//! Adapters that put published timer crates behind [`TimerQueue`](crate::TimerQueue), so that they
 //! are measured on the same workloads and held to the same conformance suite as
 //! the algorithms written here.
 //!
@@ -16,22 +16,22 @@
 //! adapter names in its `params()` (and so in every result's metadata) is the one
 //! that was built.
 //!
-//! # What every adapter shares: [`Timers`]
+//! # What every adapter shares: `Timers`
 //!
 //! No crate here gives handles that the contract accepts as they are: their keys
 //! are bare slab indices (`timer-queue`, `DelayQueue`) that the next insert
 //! reuses, and a stale one reaches the timer that took its place or panics, or
 //! move-only tokens that must be consumed exactly once (`nexus-timer`). So each
-//! adapter keeps an [`Arena`] of its own, [`Timers`], that maps the contract's
+//! adapter keeps an [`Arena`] of its own, `Timers`, that maps the contract's
 //! generation-checked [`Handle`] to the crate's key, and stores in the crate, as
-//! the timer's value, the payload and the arena index ([`Armed`]). When the crate
+//! the timer's value, the payload and the arena index (`Armed`). When the crate
 //! hands a value back, the index finds the arena entry, which is removed (so the
 //! handle goes stale) and gives back the deadline as inserted. A stale handle
 //! fails the generation check in the arena and never reaches the crate. This is
 //! one slab lookup per operation on top of the crate's own work: the price of the
 //! contract, paid the same way by every adapter.
 //!
-//! [`Timers`] also holds the two things that some crates need and that do not
+//! `Timers` also holds the two things that some crates need and that do not
 //! belong to any one of them:
 //!
 //! * **Far timers.** A crate whose range ends before [`crate::MAX_DEADLINE`]
@@ -45,7 +45,7 @@
 //!   clock (`timer-queue`, `DelayQueue`) fires the timers inserted overdue since
 //!   the last advance first, but in its own order, not by deadline. They are the
 //!   only timers in a batch with a deadline at or before the previous `now`, and
-//!   they come first, so [`order_batch`] sorts just that prefix (O(1) when there
+//!   they come first, so `order_batch` sorts just that prefix (O(1) when there
 //!   is none). The smallest such deadline is also the lower bound
 //!   `next_expiry()` must report for them, which such a crate's own bound (its
 //!   clock) is not.
@@ -69,6 +69,8 @@ use crate::{Expired, Tick};
 
 #[cfg(feature = "crate-nexus-timer")]
 pub mod nexus_timer;
+#[cfg(feature = "crate-timer-queue")]
+pub mod timer_queue;
 
 /// The value an adapter stores in a crate for one timer: the payload, and the
 /// index of the timer's entry in the adapter's [`Timers`], which the crate hands
