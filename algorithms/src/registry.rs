@@ -41,6 +41,8 @@ pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
     visitor.visit::<crate::adapters::nexus_timer::NexusTimer<Payload>>();
     #[cfg(feature = "crate-timer-queue")]
     visitor.visit::<crate::adapters::timer_queue::TimerQueueCrate<Payload>>();
+    #[cfg(feature = "crate-tokio")]
+    visitor.visit::<crate::adapters::tokio_delay_queue::TokioDelayQueue<Payload>>();
 }
 
 /// Name, summary and default parameters of a registered algorithm.

@@ -71,6 +71,8 @@ use crate::{Expired, Tick};
 pub mod nexus_timer;
 #[cfg(feature = "crate-timer-queue")]
 pub mod timer_queue;
+#[cfg(feature = "crate-tokio")]
+pub mod tokio_delay_queue;
 
 /// The value an adapter stores in a crate for one timer: the payload, and the
 /// index of the timer's entry in the adapter's [`Timers`], which the crate hands
