@@ -5,7 +5,9 @@
 //! Time is an integer [`Tick`] passed in by the caller: by convention one tick is
 //! one millisecond. Architecture invariant: nothing in this crate reads a clock,
 //! spawns a thread or does I/O, so the same operation sequence always produces
-//! the same output and the same [`Counters`].
+//! the same output and the same [`Counters`]. (Two crate adapters read a clock
+//! once, when built, as an origin that every later instant is counted from; see
+//! `adapters`.)
 //!
 //! # The contract
 //!
