@@ -190,6 +190,21 @@ impl<T> Arena<T> {
         }
     }
 
+    /// The current handle of the entry at a trusted internal index.
+    ///
+    /// # Panics
+    ///
+    /// If the slot is vacant.
+    pub fn handle_at(&self, index: u32) -> Handle {
+        match &self.slots[index as usize] {
+            Slot::Occupied { generation, .. } => Handle {
+                index,
+                generation: *generation,
+            },
+            Slot::Vacant { .. } => panic!("no handle for vacant slot {index}"),
+        }
+    }
+
     /// The entry at a trusted internal index.
     ///
     /// # Panics

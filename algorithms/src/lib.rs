@@ -78,7 +78,8 @@
 #[cfg(any(
     feature = "crate-nexus-timer",
     feature = "crate-timer-queue",
-    feature = "crate-tokio"
+    feature = "crate-tokio",
+    feature = "crate-hash-wheel-timer"
 ))]
 pub mod adapters;
 pub mod arena;

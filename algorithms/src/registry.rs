@@ -43,6 +43,8 @@ pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
     visitor.visit::<crate::adapters::timer_queue::TimerQueueCrate<Payload>>();
     #[cfg(feature = "crate-tokio")]
     visitor.visit::<crate::adapters::tokio_delay_queue::TokioDelayQueue<Payload>>();
+    #[cfg(feature = "crate-hash-wheel-timer")]
+    visitor.visit::<crate::adapters::hash_wheel_timer::HashWheelTimer<Payload>>();
 }
 
 /// Name, summary and default parameters of a registered algorithm.

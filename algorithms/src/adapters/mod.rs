@@ -11,6 +11,7 @@
 //! | `nexus_timer.rs` | `crate-nexus-timer` | `nexus-timer` 1.5.0 |
 //! | `timer_queue.rs` | `crate-timer-queue` | `timer-queue` 0.1.1 |
 //! | `tokio_delay_queue.rs` | `crate-tokio` | `tokio-util` 0.7.20 `DelayQueue` on `tokio` 1.54.1 |
+//! | `hash_wheel_timer.rs` | `crate-hash-wheel-timer` | `hierarchical_hash_wheel_timer` 1.4.0 |
 //!
 //! The versions are pinned exactly in the workspace manifest, so the version an
 //! adapter names in its `params()` (and so in every result's metadata) is the one
@@ -57,7 +58,8 @@
     not(all(
         feature = "crate-nexus-timer",
         feature = "crate-timer-queue",
-        feature = "crate-tokio"
+        feature = "crate-tokio",
+        feature = "crate-hash-wheel-timer"
     )),
     allow(dead_code)
 )]
@@ -67,6 +69,8 @@ use std::collections::BTreeMap;
 use crate::arena::{Arena, Handle};
 use crate::{Expired, Tick};
 
+#[cfg(feature = "crate-hash-wheel-timer")]
+pub mod hash_wheel_timer;
 #[cfg(feature = "crate-nexus-timer")]
 pub mod nexus_timer;
 #[cfg(feature = "crate-timer-queue")]
@@ -218,6 +222,11 @@ impl<K, P> Timers<K, P> {
         let entry = self.far.first_entry()?;
         let (deadline, index) = *entry.key();
         (deadline <= limit).then(|| (deadline, index, entry.remove()))
+    }
+
+    /// The handle of the pending timer at `index`.
+    fn handle_at(&self, index: u32) -> Handle {
+        self.places.handle_at(index)
     }
 
     /// Records the crate's key for a timer moved into it by index.
