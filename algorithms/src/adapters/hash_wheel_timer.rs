@@ -79,7 +79,7 @@ use hierarchical_hash_wheel_timer::wheels::cancellable::{
     CancellableTimerEntry, QuadWheelWithOverflow,
 };
 
-use super::{Taken, Timers};
+use super::{Taken, Timers, begin_advance};
 use crate::arena::Handle;
 use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
@@ -204,11 +204,9 @@ impl<P> TimerQueue<P> for HashWheelTimer<P> {
     }
 
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
-        check_deadline(now);
-        if now < self.now {
+        let Some(previous) = begin_advance(&mut self.now, now) else {
             return;
-        }
-        let previous = std::mem::replace(&mut self.now, now);
+        };
         let start = out.len();
         while self.wheel_now < now {
             match self.wheel.can_skip() {

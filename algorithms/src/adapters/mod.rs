@@ -67,7 +67,7 @@
 use std::collections::BTreeMap;
 
 use crate::arena::{Arena, Handle};
-use crate::{Expired, Tick};
+use crate::{Expired, Tick, check_deadline};
 
 #[cfg(feature = "crate-hash-wheel-timer")]
 pub mod hash_wheel_timer;
@@ -273,6 +273,14 @@ impl<K, P> Timers<K, P> {
         }
         self.overdue_min = Tick::MAX;
     }
+}
+
+/// Starts an advance to `now` of an adapter whose clock is `clock`: checks `now`
+/// against [`crate::MAX_DEADLINE`], moves the clock, and returns where it was;
+/// `None` (and the clock unchanged) for an earlier `now`, which does nothing.
+fn begin_advance(clock: &mut Tick, now: Tick) -> Option<Tick> {
+    check_deadline(now);
+    (now >= *clock).then(|| std::mem::replace(clock, now))
 }
 
 /// Puts in deadline order a batch that a crate fired in deadline order except

@@ -76,7 +76,7 @@ use std::time::{Duration, Instant};
 
 use nexus_timer::{TimerHandle, Wheel, WheelBuilder};
 
-use super::{Armed, Taken, Timers};
+use super::{Armed, Taken, Timers, begin_advance};
 use crate::arena::Handle;
 use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
@@ -215,11 +215,9 @@ impl<P: 'static> TimerQueue<P> for NexusTimer<P> {
     }
 
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
-        check_deadline(now);
-        if now < self.now {
+        let Some(previous) = begin_advance(&mut self.now, now) else {
             return;
-        }
-        let previous = std::mem::replace(&mut self.now, now);
+        };
         let start = out.len();
         // Every wheel deadline is below the horizon, so polling there fires the
         // same timers as polling at any later `now`.

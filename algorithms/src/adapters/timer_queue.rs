@@ -67,7 +67,7 @@
 
 use timer_queue::Timer;
 
-use super::{Armed, Taken, Timers};
+use super::{Armed, Taken, Timers, begin_advance};
 use crate::arena::Handle;
 use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
@@ -140,11 +140,9 @@ impl<P> TimerQueue<P> for TimerQueueCrate<P> {
     }
 
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
-        check_deadline(now);
-        if now < self.now {
+        let Some(previous) = begin_advance(&mut self.now, now) else {
             return;
-        }
-        let previous = std::mem::replace(&mut self.now, now);
+        };
         let start = out.len();
         while let Some(Armed { payload, index }) = self.queue.poll(now) {
             let (_, deadline) = self.timers.fired(index);

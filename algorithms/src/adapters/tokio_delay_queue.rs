@@ -124,7 +124,7 @@ use tokio::time::Instant;
 use tokio_util::time::DelayQueue;
 use tokio_util::time::delay_queue::Key;
 
-use super::{Armed, Taken, Timers};
+use super::{Armed, Taken, Timers, begin_advance};
 use crate::arena::Handle;
 use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
@@ -354,11 +354,9 @@ impl<P> TimerQueue<P> for TokioDelayQueue<P> {
     }
 
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
-        check_deadline(now);
-        if now < self.now {
+        let Some(previous) = begin_advance(&mut self.now, now) else {
             return;
-        }
-        let previous = std::mem::replace(&mut self.now, now);
+        };
         let start = out.len();
         let Self {
             queue,
