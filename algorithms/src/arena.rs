@@ -136,6 +136,33 @@ impl<T> Arena<T> {
         }
     }
 
+    /// Stores the value `make` builds from the handle it will have, and returns
+    /// that handle. For a value that must carry its own index, such as an
+    /// adapter's entry in a third-party timer crate that hands the index back
+    /// when the timer fires.
+    ///
+    /// # Panics
+    ///
+    /// If the arena already holds [`MAX_ENTRIES`] entries.
+    pub fn insert_with(&mut self, make: impl FnOnce(Handle) -> T) -> Handle {
+        let next = if self.free_head != NO_FREE {
+            let index = self.free_head;
+            let Slot::Vacant { generation, .. } = self.slots[index as usize] else {
+                unreachable!("free list points at occupied slot {index}");
+            };
+            Handle { index, generation }
+        } else {
+            assert!(self.slots.len() < MAX_ENTRIES, "arena is full");
+            Handle {
+                index: u32::try_from(self.slots.len()).expect("checked against MAX_ENTRIES"),
+                generation: 0,
+            }
+        };
+        let handle = self.insert(make(next));
+        debug_assert_eq!(handle, next, "insert took another slot");
+        handle
+    }
+
     /// The entry behind `handle`, if the handle is still current.
     #[inline]
     pub fn get(&self, handle: Handle) -> Option<&T> {
@@ -167,6 +194,21 @@ impl<T> Arena<T> {
             Some(self.remove_at(handle.index))
         } else {
             None
+        }
+    }
+
+    /// The current handle of the entry at a trusted internal index.
+    ///
+    /// # Panics
+    ///
+    /// If the slot is vacant.
+    pub fn handle_at(&self, index: u32) -> Handle {
+        match &self.slots[index as usize] {
+            Slot::Occupied { generation, .. } => Handle {
+                index,
+                generation: *generation,
+            },
+            Slot::Vacant { .. } => panic!("no handle for vacant slot {index}"),
         }
     }
 
@@ -285,6 +327,20 @@ mod tests {
         assert_eq!(arena.insert(10).index(), 3);
         assert_eq!(arena.insert(11).index(), 1);
         assert_eq!(arena.capacity(), 4, "no growth while slots are free");
+    }
+
+    #[test]
+    fn insert_with_sees_the_handle_it_gets() {
+        let mut arena = Arena::new();
+        let first = arena.insert_with(|h| h.index());
+        assert_eq!(arena.get(first), Some(&0));
+        let second = arena.insert_with(|h| h.index());
+        arena.remove(first);
+        let reused = arena.insert_with(|h| h.index() + 100);
+        assert_eq!(reused.index(), first.index());
+        assert_ne!(reused, first, "a new generation");
+        assert_eq!(arena.get(reused), Some(&100));
+        assert_eq!(arena.get(second), Some(&1));
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! Time is an integer [`Tick`] passed in by the caller: by convention one tick is
 //! one millisecond. Architecture invariant: nothing in this crate reads a clock,
 //! spawns a thread or does I/O, so the same operation sequence always produces
-//! the same output and the same [`Counters`].
+//! the same output and the same [`Counters`]. (Two crate adapters read a clock
+//! once, when built, as an origin that every later instant is counted from; see
+//! `adapters`.)
 //!
 //! # The contract
 //!
@@ -73,6 +75,13 @@
 //! line alone puts it into the conformance suite (`tests/conformance/`) and into
 //! every tool that walks the registry.
 
+#[cfg(any(
+    feature = "crate-nexus-timer",
+    feature = "crate-timer-queue",
+    feature = "crate-tokio",
+    feature = "crate-hash-wheel-timer"
+))]
+pub mod adapters;
 pub mod arena;
 pub mod binary_heap;
 pub mod bitmap_wheel;

@@ -36,6 +36,15 @@ pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
     // The standard library baselines.
     visitor.visit::<crate::std_binary_heap::StdBinaryHeap<Payload>>();
     visitor.visit::<crate::btree_map::BTreeMapQueue<Payload>>();
+    // Off-the-shelf crates, each behind its Cargo feature (on by default).
+    #[cfg(feature = "crate-nexus-timer")]
+    visitor.visit::<crate::adapters::nexus_timer::NexusTimer<Payload>>();
+    #[cfg(feature = "crate-timer-queue")]
+    visitor.visit::<crate::adapters::timer_queue::TimerQueueCrate<Payload>>();
+    #[cfg(feature = "crate-tokio")]
+    visitor.visit::<crate::adapters::tokio_delay_queue::TokioDelayQueue<Payload>>();
+    #[cfg(feature = "crate-hash-wheel-timer")]
+    visitor.visit::<crate::adapters::hash_wheel_timer::HashWheelTimer<Payload>>();
 }
 
 /// Name, summary and default parameters of a registered algorithm.
