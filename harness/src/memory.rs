@@ -21,6 +21,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::passes::elapsed_ns;
+use crate::replay::mix;
 
 /// The buffer sizes probed: from well inside L1 to well beyond any last-level
 /// cache of a VM slice; 64 MiB is what a million 64-byte timers occupy.
@@ -104,13 +105,11 @@ fn cycle(n: usize, seed: u64) -> Vec<usize> {
     next
 }
 
-/// One step of splitmix64: a small, well-mixed stream with no dependency.
+/// One step of splitmix64 (the checksum's finaliser over a Weyl sequence): a
+/// small, well-mixed stream with no dependency.
 fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    mix(*state)
 }
 
 #[cfg(test)]
