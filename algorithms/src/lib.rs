@@ -213,6 +213,11 @@ pub trait Algorithm: Sized {
     /// in the results). Only an algorithm with a super-logarithmic operation, such
     /// as the sorted list's O(n) insert, sets it below the default.
     const PENDING_LIMIT: usize = usize::MAX;
+    /// Whether [`TimerQueue::counters`] reports the algorithm's work. `true` (the
+    /// default) for everything written here, even where most counters are 0 by
+    /// design; `false` for an adapter over a crate that exposes no such counts,
+    /// whose counters are then "not counted" in the results, never a zero.
+    const COUNTS_WORK: bool = true;
     /// Whether every timer fires exactly at its deadline: `true` (the default)
     /// unless the algorithm overrides [`Algorithm::due_at`] to fire late. See the
     /// crate documentation's contract.

@@ -58,6 +58,8 @@ pub struct AlgorithmInfo {
     pub family: Family,
     /// [`Algorithm::EXACT`].
     pub exact: bool,
+    /// [`Algorithm::COUNTS_WORK`].
+    pub counts_work: bool,
     /// [`Algorithm::params`] of the default configuration.
     pub params: String,
 }
@@ -72,6 +74,7 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
                 summary: Q::SUMMARY,
                 family: Q::FAMILY,
                 exact: Q::EXACT,
+                counts_work: Q::COUNTS_WORK,
                 params: Q::with_defaults().params(),
             });
         }

@@ -187,6 +187,8 @@ pub struct AlgorithmResult {
     pub algorithm: &'static str,
     /// [`Algorithm::params`] of the defaults.
     pub params: String,
+    /// [`Algorithm::COUNTS_WORK`]: whether the counters mean anything.
+    pub counts_work: bool,
     /// Measured or skipped.
     pub outcome: Outcome,
 }
@@ -365,6 +367,7 @@ impl AlgorithmVisitor for Bench<'_> {
         self.results.push(AlgorithmResult {
             algorithm: Q::NAME,
             params,
+            counts_work: Q::COUNTS_WORK,
             outcome,
         });
     }

@@ -353,11 +353,14 @@ fn print_summary(rows: &Rows, selection: &Selection, floor: Floor) {
         let workload = source.name();
         print!("{workload:workload_width$}");
         for name in algorithms {
-            let cell = rows
+            let cell = match rows
                 .run_summaries()
                 .find(|(a, w, _, _)| a == name && *w == workload)
-                .and_then(|(_, _, _, empty)| empty)
-                .map_or_else(|| "skipped".to_owned(), |n| n.to_string());
+            {
+                Some((_, _, "ok", Some(n))) => n.to_string(),
+                Some((_, _, "ok", None)) => "not counted".to_owned(),
+                _ => "skipped".to_owned(),
+            };
             print!("  {cell:>column$}");
         }
         println!();

@@ -33,6 +33,7 @@ pub struct AlgorithmEntry {
     name: String,
     family: &'static str,
     exact: bool,
+    counts_work: bool,
     params: String,
     summary: &'static str,
 }
@@ -83,6 +84,7 @@ impl Metadata {
                     name: info.name.to_owned(),
                     family: info.family.as_str(),
                     exact: info.exact,
+                    counts_work: info.counts_work,
                     params: info.params,
                     summary: info.summary,
                 })

@@ -154,7 +154,9 @@ impl Rows {
             Outcome::Measured(m) => (Some(m.as_ref()), String::new()),
             Outcome::Skipped(reason) => (None, reason.clone()),
         };
-        let c = m.map(|m| m.counters);
+        // An algorithm that counts no work leaves the counter columns empty:
+        // "not counted" must not read as "none".
+        let c = m.filter(|_| result.counts_work).map(|m| m.counters);
         self.runs.push(RunRow {
             schema_version: SCHEMA_VERSION,
             algorithm: key.algorithm.clone(),

@@ -839,7 +839,7 @@ pub fn counter_chart(model: &Model, counter: Counter) -> Result<Chart> {
                 }
             }
         }
-        let groups = legend_groups(model, |_| None, &[]);
+        let groups = legend_groups(model, |a| counter_note(model, a, counter), &[]);
         draw_legend(&legend, &groups)?;
         root.present().map_err(plot_err)?;
     }
@@ -850,6 +850,21 @@ pub fn counter_chart(model: &Model, counter: Counter) -> Result<Chart> {
         height: HEIGHT,
         series,
     })
+}
+
+/// A note for the legend of a counter chart: "not counted" for an algorithm
+/// whose measured runs leave the counter empty (an adapter over a crate that
+/// reports no work counts), so that its missing bars do not read as zeros.
+fn counter_note(model: &Model, a: &Algorithm, counter: Counter) -> Option<String> {
+    let mut measured = model
+        .workloads
+        .iter()
+        .filter_map(|w| model.run(&a.name, w))
+        .filter(|run| run.is_ok())
+        .peekable();
+    let has_measured = measured.peek().is_some();
+    let none_counted = measured.all(|run| counter.value(run).is_none());
+    (has_measured && none_counted).then(|| "not counted".to_owned())
 }
 
 /// The summary heat-map: all-in ns per operation, algorithm (rows, grouped
@@ -1006,6 +1021,37 @@ pub fn all_charts(model: &Model) -> Result<Vec<Chart>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_algorithm_that_counts_no_work_is_noted_not_drawn_as_zero() {
+        use crate::input::{Results, parse_csv, parse_metadata};
+        use std::path::Path;
+        let metadata = r#"{"schema_version": 2, "seed": 1, "scale": "small", "driver": "event",
+            "workloads": ["uniform"],
+            "clock_floor_ns": {"p50_ns": 20, "p99_ns": 30, "p999_ns": 40, "max_ns": 50},
+            "algorithms": [
+              {"name": "a-crate", "family": "crate", "exact": true},
+              {"name": "b-wheel", "family": "seed", "exact": true}]}"#;
+        let runs = "schema_version,algorithm,workload,status,skip_reason,max_pending,empty_slot_visits,\
+                    entries_examined_not_due,cascades,bytes_per_pending,max_lateness_ticks\n\
+                    2,a-crate,uniform,ok,,100,,,,90,0\n\
+                    2,b-wheel,uniform,ok,,100,0,0,0,40,0\n";
+        let model = Model::new(Results {
+            metadata: parse_metadata(Path::new("metadata.json"), metadata).unwrap(),
+            runs: parse_csv(Path::new("runs.csv"), runs).unwrap(),
+            throughput: Vec::new(),
+            latency: Vec::new(),
+        });
+        let find = |name: &str| model.algorithms.iter().find(|a| a.name == name).unwrap();
+        let counter = COUNTERS[0];
+        assert_eq!(
+            counter_note(&model, find("a-crate"), counter).as_deref(),
+            Some("not counted")
+        );
+        assert_eq!(counter_note(&model, find("b-wheel"), counter), None);
+        let chart = counter_chart(&model, counter).unwrap();
+        assert!(chart.svg.contains("not counted"), "the legend says so");
+    }
 
     #[test]
     fn log_range_has_headroom_and_ignores_zero() {

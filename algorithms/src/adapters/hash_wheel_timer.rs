@@ -169,6 +169,8 @@ impl<P> HashWheelTimer<P> {
 impl<P> Algorithm for HashWheelTimer<P> {
     const NAME: &'static str = "hash-wheel-timer";
     const FAMILY: Family = Family::Crate;
+    // The crate counts no slot visits, cascades or scans.
+    const COUNTS_WORK: bool = false;
     const SUMMARY: &'static str = "crate hierarchical_hash_wheel_timer 1.4.0: ticked 4x256 wheel, \
          Rc entries, cancel by id in a hash map (lazy: dead entries pruned when reached)";
 

@@ -157,6 +157,8 @@ impl<P: 'static> Drop for NexusTimer<P> {
 impl<P: 'static> Algorithm for NexusTimer<P> {
     const NAME: &'static str = "nexus-timer";
     const FAMILY: Family = Family::Crate;
+    // The crate counts no slot visits, cascades or scans.
+    const COUNTS_WORK: bool = false;
     const SUMMARY: &'static str = "crate nexus-timer 1.5.0: hierarchical wheel (64 slots, 8x levels) \
          with exact deadlines, rebalanced down on poll; adapter sorts each batch";
 

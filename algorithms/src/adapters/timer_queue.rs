@@ -100,6 +100,8 @@ impl<P> TimerQueueCrate<P> {
 impl<P> Algorithm for TimerQueueCrate<P> {
     const NAME: &'static str = "timer-queue";
     const FAMILY: Family = Family::Crate;
+    // The crate counts no slot visits, cascades or scans.
+    const COUNTS_WORK: bool = false;
     const SUMMARY: &'static str = "crate timer-queue 0.1.1: hierarchical wheel (11 levels x 64 slots) \
          over all of u64 on a slab, exact, one timer per poll";
 

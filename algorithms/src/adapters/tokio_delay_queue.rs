@@ -290,6 +290,8 @@ impl<P> TokioDelayQueue<P> {
 impl<P> Algorithm for TokioDelayQueue<P> {
     const NAME: &'static str = "tokio-delay-queue";
     const FAMILY: Family = Family::Crate;
+    // The crate counts no slot visits, cascades or scans.
+    const COUNTS_WORK: bool = false;
     const SUMMARY: &'static str = "crate tokio-util 0.7.20 DelayQueue (tokio's 6x64 wheel) on a paused \
          tokio 1.54.1 current-thread runtime; cost includes the runtime's time driver";
 
