@@ -107,33 +107,9 @@ impl<T> Arena<T> {
     /// # Panics
     ///
     /// If the arena already holds [`MAX_ENTRIES`] entries.
+    #[inline]
     pub fn insert(&mut self, value: T) -> Handle {
-        self.len += 1;
-        if self.free_head != NO_FREE {
-            let index = self.free_head;
-            let slot = &mut self.slots[index as usize];
-            let Slot::Vacant {
-                generation,
-                next_free,
-            } = *slot
-            else {
-                unreachable!("free list points at occupied slot {index}");
-            };
-            self.free_head = next_free;
-            *slot = Slot::Occupied { generation, value };
-            Handle { index, generation }
-        } else {
-            assert!(self.slots.len() < MAX_ENTRIES, "arena is full");
-            let index = u32::try_from(self.slots.len()).expect("checked against MAX_ENTRIES");
-            self.slots.push(Slot::Occupied {
-                generation: 0,
-                value,
-            });
-            Handle {
-                index,
-                generation: 0,
-            }
-        }
+        self.insert_with(|_| value)
     }
 
     /// Stores the value `make` builds from the handle it will have, and returns
@@ -144,23 +120,40 @@ impl<T> Arena<T> {
     /// # Panics
     ///
     /// If the arena already holds [`MAX_ENTRIES`] entries.
+    #[inline]
     pub fn insert_with(&mut self, make: impl FnOnce(Handle) -> T) -> Handle {
-        let next = if self.free_head != NO_FREE {
+        if self.free_head != NO_FREE {
             let index = self.free_head;
-            let Slot::Vacant { generation, .. } = self.slots[index as usize] else {
+            let slot = &mut self.slots[index as usize];
+            let Slot::Vacant {
+                generation,
+                next_free,
+            } = *slot
+            else {
                 unreachable!("free list points at occupied slot {index}");
             };
-            Handle { index, generation }
+            let handle = Handle { index, generation };
+            *slot = Slot::Occupied {
+                generation,
+                value: make(handle),
+            };
+            self.free_head = next_free;
+            self.len += 1;
+            handle
         } else {
             assert!(self.slots.len() < MAX_ENTRIES, "arena is full");
-            Handle {
-                index: u32::try_from(self.slots.len()).expect("checked against MAX_ENTRIES"),
+            let index = u32::try_from(self.slots.len()).expect("checked against MAX_ENTRIES");
+            let handle = Handle {
+                index,
                 generation: 0,
-            }
-        };
-        let handle = self.insert(make(next));
-        debug_assert_eq!(handle, next, "insert took another slot");
-        handle
+            };
+            self.slots.push(Slot::Occupied {
+                generation: 0,
+                value: make(handle),
+            });
+            self.len += 1;
+            handle
+        }
     }
 
     /// The entry behind `handle`, if the handle is still current.
