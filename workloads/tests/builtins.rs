@@ -99,8 +99,10 @@ fn large_scaling_workloads_generate_valid_tapes() {
     builtins_generate_valid_tapes(Scale::Large, |name| name.starts_with("scaling-"));
 }
 
-/// The harness replays every default tape for 5 to 15 algorithms, twice each,
-/// in about five minutes on two cores; these bounds keep that true.
+/// The harness replays every default tape for every algorithm, a verification
+/// and a latency pass and six repetitions of two timed passes each, in about
+/// six minutes on two cores; these bounds keep that true. Each tape must also
+/// measure enough: at least 10^4 operations.
 #[test]
 fn default_tapes_fit_the_time_budget() {
     println!(
@@ -121,14 +123,14 @@ fn default_tapes_fit_the_time_budget() {
             tape.prefill
         );
         assert!(
-            measured <= 600_000,
+            (10_000..=1_000_000).contains(&measured),
             "{}: {measured} measured operations",
             tape.name
         );
         assert!(tape.end <= 10_000_000, "{}: {} ticks", tape.name, tape.end);
         total += tape.ops.len();
     }
-    assert!(total <= 5_000_000, "{total} operations in all");
+    assert!(total <= 6_000_000, "{total} operations in all");
 }
 
 #[test]
@@ -164,7 +166,7 @@ fn the_scaling_sweep_measures_equal_work() {
     assert_eq!(counts.len(), 4);
     for (name, inserts) in &counts {
         assert!(
-            (190_000..210_000).contains(inserts),
+            (266_000..294_000).contains(inserts),
             "{name}: {inserts} measured inserts"
         );
     }
