@@ -22,8 +22,10 @@ pub mod memory;
 pub mod metadata;
 pub mod output;
 pub mod passes;
+pub mod plan;
 pub mod replay;
 pub mod select;
+pub mod stats;
 
 /// The default seed of `timerbench run` and of the micro-benchmarks. Nothing up
 /// our sleeves: the first hex digits of pi's fractional part.
