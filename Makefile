@@ -14,11 +14,15 @@ FILTER ?=
 # Extra criterion flags for `make bench`, e.g. BENCH_ARGS=--noplot or BENCH_ARGS=--test.
 BENCH_ARGS ?=
 
-.PHONY: results report bench test lint soak clean
+.PHONY: results report crosscheck bench test lint soak clean
 
 ## results: every algorithm on every built-in workload, into $(OUT)/ (release build).
 results:
 	$(CARGO) run --release -p harness --bin timerbench -- run --scale $(SCALE) --out $(OUT) $(ARGS)
+
+## crosscheck: the headline against a plain loop: the harness's whole pass and a plain event loop over the same tape, interleaved, per algorithm and workload (prints; writes nothing).
+crosscheck:
+	$(CARGO) run --release -p harness --bin timerbench -- crosscheck --scale $(SCALE) $(ARGS)
 
 ## report: SVG charts, index.html and REPORT.md from the files in $(OUT)/, into $(OUT)/report/ (runs no benchmark).
 report:

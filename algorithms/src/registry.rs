@@ -13,8 +13,9 @@ pub type Payload = u64;
 
 /// Something done once per registered algorithm.
 pub trait AlgorithmVisitor {
-    /// Called with each registered algorithm type, in registry order.
-    fn visit<Q: Algorithm + TimerQueue<Payload>>(&mut self);
+    /// Called with each registered algorithm type, in registry order. The types are
+    /// `'static` (they own their timers), so a visitor may box them as trait objects.
+    fn visit<Q: Algorithm + TimerQueue<Payload> + 'static>(&mut self);
 }
 
 /// Calls `visitor.visit::<Q>()` for every registered algorithm, in a fixed order.

@@ -38,6 +38,10 @@
 //!   harness's own code (`harness::replay`) and event driver, on a fresh queue
 //!   per iteration whose prefill is untimed. Throughput is the tape's measured
 //!   operations (inserts, cancels, reschedules; advances are the driver's).
+//! * `plain`: the same replays through `harness::plain::plain_loop`, an event
+//!   loop written as a user would write it, sharing no code with the harness's
+//!   replay: `replay/<algorithm>/<workload>` beside `plain/<algorithm>/<workload>`
+//!   is the harness's own overhead, which `timerbench crosscheck` also reports.
 //!
 //! # Why a fixed N
 //!
@@ -104,6 +108,7 @@ use criterion::{
 use harness::alloc;
 use harness::bench::Prepared;
 use harness::passes::Untimed;
+use harness::plain::plain_loop;
 use harness::replay::{Buffers, Driver, prefilled, replay_measured};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -471,15 +476,18 @@ impl AlgorithmVisitor for MicroBenches<'_, '_> {
 struct ReplayBenches<'g, 'c> {
     group: &'g mut BenchmarkGroup<'c, WallTime>,
     workloads: &'g [Prepared],
+    /// Replay with the plain loop (`harness::plain`) instead of the harness's.
+    plain: bool,
 }
 
 impl AlgorithmVisitor for ReplayBenches<'_, '_> {
     fn visit<Q: Algorithm + TimerQueue<Payload>>(&mut self) {
+        let group = if self.plain { "plain" } else { "replay" };
         for prepared in self.workloads {
             let tape = &prepared.tape;
             if prepared.max_pending > Q::PENDING_LIMIT {
                 eprintln!(
-                    "replay/{}/{}: skipped, the workload keeps up to {} timers pending, beyond its declared limit of {}",
+                    "{group}/{}/{}: skipped, the workload keeps up to {} timers pending, beyond its declared limit of {}",
                     Q::NAME,
                     tape.name,
                     prepared.max_pending,
@@ -498,7 +506,7 @@ impl AlgorithmVisitor for ReplayBenches<'_, '_> {
                 .bench_function(BenchmarkId::new(Q::NAME, &tape.name), |b| {
                     b.iter_custom(|iters| {
                         (0..iters)
-                            .map(|_| replay_once::<Q>(prepared, &mut buffers))
+                            .map(|_| replay_once::<Q>(prepared, &mut buffers, self.plain))
                             .sum()
                     });
                 });
@@ -507,10 +515,12 @@ impl AlgorithmVisitor for ReplayBenches<'_, '_> {
 }
 
 /// One replay of `prepared`'s measured phase on a fresh queue whose prefill is
-/// untimed; returns the measured phase's time.
+/// untimed, by the harness's replay or (`plain`) the plain loop; returns the
+/// measured phase's time.
 fn replay_once<Q: Algorithm + TimerQueue<Payload>>(
     prepared: &Prepared,
     buffers: &mut Buffers,
+    plain: bool,
 ) -> Duration {
     let tape = &prepared.tape;
     let mut queue: Q = prefilled(
@@ -521,7 +531,17 @@ fn replay_once<Q: Algorithm + TimerQueue<Payload>>(
         &mut Untimed,
     );
     let start = Instant::now();
-    replay_measured(&mut queue, tape, Driver::Event, buffers, &mut Untimed);
+    if plain {
+        black_box(plain_loop(
+            &mut queue,
+            tape,
+            tape.prefill,
+            &mut buffers.handles,
+            &mut buffers.out,
+        ));
+    } else {
+        replay_measured(&mut queue, tape, Driver::Event, buffers, &mut Untimed);
+    }
     let elapsed = start.elapsed();
     black_box(&queue);
     elapsed
@@ -541,7 +561,7 @@ fn micro(c: &mut Criterion) {
     }
 }
 
-/// The `replay` group.
+/// The `replay` and `plain` groups.
 fn replay(c: &mut Criterion) {
     let workloads: Vec<Prepared> = workloads::builtins(REPLAY_SCALE)
         .into_iter()
@@ -553,15 +573,18 @@ fn replay(c: &mut Criterion) {
         REPLAY_WORKLOADS.len(),
         "every replay workload is a built-in"
     );
-    let mut group = c.benchmark_group("replay");
-    // A replay takes milliseconds (a sorted list's, a tenth of a second): the
-    // same iteration count per sample keeps the sample count, not the time, fixed.
-    group.sampling_mode(SamplingMode::Flat);
-    registry::for_each(&mut ReplayBenches {
-        group: &mut group,
-        workloads: &workloads,
-    });
-    group.finish();
+    for (name, plain) in [("replay", false), ("plain", true)] {
+        let mut group = c.benchmark_group(name);
+        // A replay takes milliseconds (a sorted list's, a tenth of a second): the
+        // same iteration count per sample keeps the sample count, not the time, fixed.
+        group.sampling_mode(SamplingMode::Flat);
+        registry::for_each(&mut ReplayBenches {
+            group: &mut group,
+            workloads: &workloads,
+            plain,
+        });
+        group.finish();
+    }
 }
 
 /// The suite's defaults; the command line overrides them.

@@ -1,5 +1,5 @@
-//! Running every selected algorithm on one prepared workload: the reference run,
-//! then per algorithm the verification, throughput and latency passes.
+//! Running every selected algorithm on one prepared workload: the executor of
+//! the run plan.
 //!
 //! The reference model is run once per workload, exactly (every timer due at its
 //! deadline), and every exact algorithm is checked against that run. An inexact
@@ -8,34 +8,40 @@
 //! firing at that algorithm's due ticks; checking it against the exact run would
 //! reject it, and checking it against nothing would trust its declaration.
 //!
-//! Order of work for one (algorithm, workload):
+//! Order of work for one workload ([`run_workload`]):
 //!
-//! 1. For an inexact algorithm, its own reference run (untimed).
-//! 2. Skip it, with the reason, if the workload keeps more timers pending than the
-//!    algorithm's declared `PENDING_LIMIT`.
-//! 3. Verification pass (untimed): replay the whole tape; compare the checksum of
-//!    every (timer, fire tick) and every cancel's outcome with the reference
-//!    model's. A difference is a hard error naming the algorithm. The work
-//!    counters, driver wakeups and lateness of the measured phase, and the peak
-//!    memory of the queue, come from this pass.
-//! 4. Throughput pass: prefill untimed, then the measured phase timed in batches.
-//!    The allocation calls made during the measured phase are counted.
-//! 5. Latency pass: prefill untimed, then every measured operation timed alone.
+//! 1. Per selected algorithm, in registry order, the untimed work
+//!    ([`Contender::check`]): for an inexact algorithm its own reference run;
+//!    the skip, with the reason, if the workload keeps more timers pending than
+//!    the algorithm's declared `PENDING_LIMIT`; the verification pass, which
+//!    must reproduce the reference checksum of every (timer, fire tick) and every
+//!    cancel's outcome (a difference is a hard error naming the algorithm) and
+//!    gives the work counters, driver wakeups, lateness and peak memory; and the
+//!    latency pass (every operation timed alone into a histogram).
+//! 2. The timed passes, in the order of the run plan (`crate::plan`): every
+//!    measured algorithm and the replay-overhead probe ([`NullQueue`]), each
+//!    repetition a block in a seeded random order. A **whole** pass reads the
+//!    clock once before and once after the measured phase, replayed with
+//!    [`Untimed`] hooks: only the replay loop and the queue's own work are
+//!    inside. A **batched** pass splits the time by operation kind
+//!    ([`Throughput`]).
 //!
-//! Each pass builds a fresh queue with the algorithm's defaults, so no pass warms
-//! the next one's data structure.
+//! Every pass builds a fresh queue with the algorithm's defaults and replays the
+//! prefill untimed, so no pass warms the next one's data structure.
 
+use std::marker::PhantomData;
 use std::time::Instant;
 
 use algorithms::arena::Arena;
 use algorithms::reference::{ModelHandle, ReferenceModel};
-use algorithms::registry::{AlgorithmVisitor, Payload};
-use algorithms::{Algorithm, Counters, Expired, Handle, Tick, TimerQueue};
+use algorithms::registry::{self, AlgorithmVisitor, Payload};
+use algorithms::{Algorithm, Counters, Expired, Family, Handle, Tick, TimerQueue};
 use hdrhistogram::Histogram;
 use workloads::Tape;
 
 use crate::alloc;
-use crate::passes::{Latency, Throughput, Untimed, Verify};
+use crate::passes::{Batches, Latency, Throughput, Untimed, Verify, elapsed_ns};
+use crate::plan::{self, Ask, Pass};
 use crate::replay::{Buffers, Checksum, Driver, Hooks, prefilled, replay, replay_measured};
 
 /// A workload ready to be replayed: its tape and what the exact reference model
@@ -148,6 +154,17 @@ pub enum Outcome {
     Skipped(String),
 }
 
+/// One timed pass as it ran: which repetition, where in the plan, what it took.
+#[derive(Clone, Copy, Debug)]
+pub struct Rep<T> {
+    /// The repetition (block of the plan), from 0.
+    pub repetition: u32,
+    /// The pass's position in the workload's plan, from 0.
+    pub position: u32,
+    /// What it measured.
+    pub value: T,
+}
+
 /// The figures of one measured (algorithm, workload).
 pub struct Measurement {
     /// Work counters of the measured phase (after prefill).
@@ -171,13 +188,15 @@ pub struct Measurement {
     pub checksum: Checksum,
     /// Peak bytes held by the queue during the verification pass.
     pub peak_bytes: u64,
-    /// Allocation calls during the measured phase of the throughput pass.
+    /// Allocation calls during the measured phase of the first whole pass.
     pub allocs_measured: u64,
-    /// Batch-timed totals per operation kind.
-    pub throughput: Throughput,
+    /// Nanoseconds of each whole pass's measured phase.
+    pub whole: Vec<Rep<u64>>,
+    /// Each batched pass's totals per operation kind.
+    pub batched: Vec<Rep<Batches>>,
     /// Per-operation latency histograms.
     pub latency: Latency,
-    /// Wall time of all three passes, in milliseconds.
+    /// Wall time of every pass, in milliseconds.
     pub wall_ms: u64,
 }
 
@@ -204,45 +223,55 @@ pub struct Mismatch {
     pub want: Checksum,
 }
 
-/// Runs every selected algorithm on one prepared workload. Visit it with
-/// `algorithms::registry::for_each`.
-pub struct Bench<'a> {
-    prepared: &'a Prepared,
-    driver: Driver,
-    selected: &'a [String],
-    buffers: Buffers,
-    /// Called before each algorithm with its name, for progress display.
-    on_start: &'a mut dyn FnMut(&str),
-    /// Results in registry order.
+/// Everything measured on one workload.
+pub struct WorkloadResult {
+    /// Per selected algorithm, in registry order.
     pub results: Vec<AlgorithmResult>,
-    /// The first checksum mismatch, which stops the run.
-    pub mismatch: Option<Mismatch>,
+    /// Nanoseconds of each whole pass of the replay-overhead probe.
+    pub overhead: Vec<Rep<u64>>,
 }
 
-impl<'a> Bench<'a> {
-    /// A bench of the algorithms named in `selected` on `prepared`.
-    pub fn new(
-        prepared: &'a Prepared,
-        driver: Driver,
-        selected: &'a [String],
-        on_start: &'a mut dyn FnMut(&str),
-    ) -> Self {
+/// How a workload is run: the repetitions and the seed of the plan's order.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// The event or tick driver.
+    pub driver: Driver,
+    /// Timed repetitions of each pass.
+    pub repeat: u32,
+    /// Seed of the run plan's shuffle.
+    pub plan_seed: u64,
+}
+
+/// What [`run_workload`] reports as it goes, for a progress display.
+pub enum Step<'a> {
+    /// The untimed passes of an algorithm start.
+    Checking(&'a str),
+    /// A timed pass starts: (algorithm, pass, repetition).
+    Timing(&'a str, Pass, u32),
+}
+
+/// The shared state of a workload's passes: the tape and the buffers every
+/// replay works in (presized, so no measured pass grows them).
+pub struct Workbench<'a> {
+    prepared: &'a Prepared,
+    driver: Driver,
+    buffers: Buffers,
+}
+
+impl<'a> Workbench<'a> {
+    /// A workbench for `prepared` under `driver`.
+    pub fn new(prepared: &'a Prepared, driver: Driver) -> Self {
         Self {
             prepared,
             driver,
-            selected,
             // A batch never holds more timers than were ever pending, so neither
             // buffer grows (and allocates) inside a measured pass.
             buffers: Buffers::with_capacity(prepared.tape.timers as usize, prepared.max_pending),
-            on_start,
-            results: Vec::new(),
-            mismatch: None,
         }
     }
 
-    /// Builds a fresh queue with the algorithm's defaults, room for
-    /// `max_pending` timers (see [`TimerQueue::reserve`]), and replays the
-    /// prefill into it with `hooks`.
+    /// A fresh queue with `Q`'s defaults, room for `max_pending` timers (see
+    /// [`TimerQueue::reserve`]), and the prefill replayed into it with `hooks`.
     fn prefilled<Q: Algorithm + TimerQueue<Payload>, H: Hooks<Q>>(
         &mut self,
         max_pending: usize,
@@ -272,25 +301,131 @@ impl<'a> Bench<'a> {
         );
     }
 
-    /// Runs the three passes; the verification pass must reproduce `want`, the
-    /// checksum of `Q`'s reference run, in which at most `max_pending` timers
-    /// were pending at once.
-    fn measure<Q: Algorithm + TimerQueue<Payload>>(
-        &mut self,
-        want: Checksum,
-        max_pending: usize,
-    ) -> Result<Measurement, Mismatch> {
+    /// A whole pass: the measured phase between two clock reads, with nothing
+    /// timed inside. Returns the nanoseconds and the allocation calls made.
+    fn whole<Q: Algorithm + TimerQueue<Payload>>(&mut self, max_pending: usize) -> (u64, u64) {
+        let mut queue: Q = self.prefilled(max_pending, &mut Untimed);
+        let calls_before = alloc::snapshot().calls;
+        let start = Instant::now();
+        self.replay_measured(&mut queue, &mut Untimed);
+        let ns = elapsed_ns(start, Instant::now());
+        let allocs = alloc::snapshot().calls - calls_before;
+        drop(queue);
+        (ns, allocs)
+    }
+
+    /// A batched pass: the measured phase timed per run of one operation kind.
+    fn batched<Q: Algorithm + TimerQueue<Payload>>(&mut self, max_pending: usize) -> Batches {
+        let mut queue: Q = self.prefilled(max_pending, &mut Untimed);
+        let mut throughput = Throughput::start();
+        self.replay_measured(&mut queue, &mut throughput);
+        let batches = throughput.finish();
+        drop(queue);
+        batches
+    }
+}
+
+/// One contender of a workload's plan: an algorithm (or the overhead probe)
+/// with its concrete type erased, so the plan can call them in any order. The
+/// calls are dynamic, the passes inside them monomorphised.
+pub trait Contender {
+    /// Its name.
+    fn name(&self) -> &'static str;
+    /// The untimed passes (see the module documentation); `Ok(None)` when it
+    /// runs the timed passes, `Ok(Some(reason))` when it is skipped.
+    fn check(&mut self, bench: &mut Workbench<'_>) -> Result<Option<String>, Mismatch>;
+    /// One timed pass.
+    fn time(&mut self, bench: &mut Workbench<'_>, pass: Pass, rep: Rep<()>);
+    /// Whether it runs batched passes (the overhead probe does not).
+    fn batched(&self) -> bool {
+        true
+    }
+    /// Its repetitions, once checked: `requested`, or [`HEAVY_REPEAT`] for a
+    /// contender whose verification did more than [`HEAVY_WORK_PER_OP`] steps
+    /// of work per operation.
+    fn repetitions(&self, requested: u32) -> u32 {
+        requested
+    }
+    /// What it measured, once the plan is done.
+    fn finish(self: Box<Self>) -> AlgorithmResult;
+}
+
+/// Steps of work per measured operation (the algorithm's own counters: slot
+/// visits, entries examined, cascades, insert scan steps) above which a
+/// contender is **heavy**: a sorted list walking ten thousand entries per
+/// insert, a ticked wheel stepping through hours of empty slots. A heavy cell
+/// is hundreds of times slower than the best; repeating it as often as the
+/// rest would spend most of the run on figures nobody needs to the percent.
+pub const HEAVY_WORK_PER_OP: f64 = 100.0;
+/// Repetitions of a heavy contender (when fewer are asked, those). The rule
+/// uses the deterministic counters, not a time, so the plan is the same on
+/// every run; the heavy cell's interval states its lower coverage (`ci_level`).
+pub const HEAVY_REPEAT: u32 = 3;
+
+/// Steps of work per measured operation, from an algorithm's counters.
+pub fn work_per_op(counters: &Counters, measured_ops: usize) -> f64 {
+    let steps = counters.slot_visits
+        + counters.entries_examined_not_due
+        + counters.cascades
+        + counters.insert_scan_steps;
+    steps as f64 / measured_ops.max(1) as f64
+}
+
+/// The contender for algorithm `Q`.
+struct Typed<Q> {
+    max_pending: usize,
+    measured_ops: usize,
+    measurement: Option<Measurement>,
+    skipped: Option<String>,
+    _queue: PhantomData<fn() -> Q>,
+}
+
+impl<Q> Typed<Q> {
+    fn new() -> Self {
+        Self {
+            max_pending: 0,
+            measured_ops: 0,
+            measurement: None,
+            skipped: None,
+            _queue: PhantomData,
+        }
+    }
+}
+
+impl<Q: Algorithm + TimerQueue<Payload>> Contender for Typed<Q> {
+    fn name(&self) -> &'static str {
+        Q::NAME
+    }
+
+    fn check(&mut self, bench: &mut Workbench<'_>) -> Result<Option<String>, Mismatch> {
         let started = Instant::now();
+        // An inexact algorithm holds its late timers longer, so its pending
+        // population (and largest fired batch) is its own reference run's.
+        let (want, max_pending) = bench.prepared.reference_for::<Q>(bench.driver);
+        if max_pending > Q::PENDING_LIMIT {
+            let reason = format!(
+                "the workload keeps up to {max_pending} timers pending, beyond {}'s declared limit of {}",
+                Q::NAME,
+                Q::PENDING_LIMIT
+            );
+            self.skipped = Some(reason.clone());
+            return Ok(Some(reason));
+        }
+        self.max_pending = max_pending;
+        self.measured_ops = bench.prepared.tape.ops.len() - bench.prepared.tape.prefill;
+        // Presize the output buffer for the largest batch this algorithm can
+        // fire, so that no measured pass grows it.
+        bench.buffers.out.reserve(max_pending);
 
         // Verification pass, with the queue's memory (the pass's own table is
         // allocated before the peak is reset, so it is not counted).
-        let mut verify = Verify::new(self.prepared.tape.timers as usize);
+        let mut verify = Verify::new(bench.prepared.tape.timers as usize);
         alloc::reset_peak();
         let baseline = alloc::snapshot().live;
-        let mut queue: Q = self.prefilled(max_pending, &mut verify);
+        let mut queue: Q = bench.prefilled(max_pending, &mut verify);
         let counters_at_prefill = queue.counters();
         let (wakeups_at_prefill, empty_at_prefill) = (verify.wakeups, verify.empty_wakeups);
-        self.replay_measured(&mut queue, &mut verify);
+        bench.replay_measured(&mut queue, &mut verify);
         let counters = queue.counters().since(&counters_at_prefill);
         let peak_bytes = alloc::snapshot().peak.saturating_sub(baseline);
         drop(queue);
@@ -302,22 +437,13 @@ impl<'a> Bench<'a> {
             });
         }
 
-        // Throughput pass.
-        let mut queue: Q = self.prefilled(max_pending, &mut Untimed);
-        let calls_before = alloc::snapshot().calls;
-        let mut throughput = Throughput::start();
-        self.replay_measured(&mut queue, &mut throughput);
-        throughput.finish();
-        let allocs_measured = alloc::snapshot().calls - calls_before;
-        drop(queue);
-
         // Latency pass.
-        let mut queue: Q = self.prefilled(max_pending, &mut Untimed);
+        let mut queue: Q = bench.prefilled(max_pending, &mut Untimed);
         let mut latency = Latency::new();
-        self.replay_measured(&mut queue, &mut latency);
+        bench.replay_measured(&mut queue, &mut latency);
         drop(queue);
 
-        Ok(Measurement {
+        self.measurement = Some(Measurement {
             counters,
             wakeups: verify.wakeups - wakeups_at_prefill,
             empty_wakeups: verify.empty_wakeups - empty_at_prefill,
@@ -328,49 +454,244 @@ impl<'a> Bench<'a> {
             max_lateness: verify.max_lateness,
             checksum: verify.checksum,
             peak_bytes,
-            allocs_measured,
-            throughput,
+            allocs_measured: 0,
+            whole: Vec::new(),
+            batched: Vec::new(),
             latency,
-            wall_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        })
+            wall_ms: 0,
+        });
+        self.measurement.as_mut().expect("just measured").wall_ms = millis(started);
+        Ok(None)
+    }
+
+    fn repetitions(&self, requested: u32) -> u32 {
+        match &self.measurement {
+            Some(m) if work_per_op(&m.counters, self.measured_ops) > HEAVY_WORK_PER_OP => {
+                requested.min(HEAVY_REPEAT)
+            }
+            _ => requested,
+        }
+    }
+
+    fn time(&mut self, bench: &mut Workbench<'_>, pass: Pass, rep: Rep<()>) {
+        let pass_started = Instant::now();
+        let max_pending = self.max_pending;
+        let m = self
+            .measurement
+            .as_mut()
+            .expect("only a checked contender is timed");
+        match pass {
+            Pass::Whole => {
+                let (ns, allocs) = bench.whole::<Q>(max_pending);
+                if m.whole.is_empty() {
+                    m.allocs_measured = allocs;
+                }
+                m.whole.push(Rep {
+                    repetition: rep.repetition,
+                    position: rep.position,
+                    value: ns,
+                });
+            }
+            Pass::Batched => {
+                let batches = bench.batched::<Q>(max_pending);
+                m.batched.push(Rep {
+                    repetition: rep.repetition,
+                    position: rep.position,
+                    value: batches,
+                });
+            }
+        }
+        m.wall_ms += millis(pass_started);
+    }
+
+    fn finish(self: Box<Self>) -> AlgorithmResult {
+        let outcome = match (self.measurement, self.skipped) {
+            (Some(m), _) => Outcome::Measured(Box::new(m)),
+            (None, Some(reason)) => Outcome::Skipped(reason),
+            (None, None) => Outcome::Skipped("not checked".to_owned()),
+        };
+        AlgorithmResult {
+            algorithm: Q::NAME,
+            params: Q::with_defaults().params(),
+            counts_work: Q::COUNTS_WORK,
+            outcome,
+        }
     }
 }
 
-impl AlgorithmVisitor for Bench<'_> {
-    fn visit<Q: Algorithm + TimerQueue<Payload>>(&mut self) {
-        if self.mismatch.is_some() || !self.selected.iter().any(|name| name == Q::NAME) {
-            return;
-        }
-        (self.on_start)(Q::NAME);
-        let params = Q::with_defaults().params();
-        // An inexact algorithm holds its late timers longer, so its pending
-        // population (and largest fired batch) is its own reference run's.
-        let (want, max_pending) = self.prepared.reference_for::<Q>(self.driver);
-        let outcome = if max_pending > Q::PENDING_LIMIT {
-            Outcome::Skipped(format!(
-                "the workload keeps up to {max_pending} timers pending, beyond {}'s declared limit of {}",
-                Q::NAME,
-                Q::PENDING_LIMIT
-            ))
-        } else {
-            // Presize the output buffer for the largest batch this algorithm
-            // can fire, so that no measured pass grows it.
-            self.buffers.out.reserve(max_pending);
-            match self.measure::<Q>(want, max_pending) {
-                Ok(measurement) => Outcome::Measured(Box::new(measurement)),
-                Err(mismatch) => {
-                    self.mismatch = Some(mismatch);
-                    return;
-                }
-            }
-        };
-        self.results.push(AlgorithmResult {
-            algorithm: Q::NAME,
-            params,
-            counts_work: Q::COUNTS_WORK,
-            outcome,
+/// Milliseconds since `start`, saturating.
+fn millis(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A queue that does nothing but keep the clock: what the replay loop costs
+/// by itself (the driver, the handle bookkeeping, the hooks). Its whole-pass
+/// time per operation is the harness's own share of every `all` figure, and is
+/// reported beside them, never subtracted.
+pub struct NullQueue {
+    now: Tick,
+    handle: Handle,
+}
+
+impl Algorithm for NullQueue {
+    const NAME: &'static str = "replay-overhead";
+    const SUMMARY: &'static str = "no queue: the replay loop's own cost";
+    const FAMILY: Family = Family::Baseline;
+    fn with_defaults() -> Self {
+        // One real handle, handed out for every insert: the loop stores and
+        // passes handles exactly as it does for a real queue.
+        let handle = Arena::new().insert(());
+        Self { now: 0, handle }
+    }
+    fn params(&self) -> String {
+        "-".to_owned()
+    }
+}
+
+impl TimerQueue<Payload> for NullQueue {
+    #[inline]
+    fn insert(&mut self, _deadline: Tick, _payload: Payload) -> Handle {
+        self.handle
+    }
+    #[inline]
+    fn cancel(&mut self, _handle: Handle) -> Option<Payload> {
+        None
+    }
+    #[inline]
+    fn reschedule(&mut self, _handle: Handle, _deadline: Tick) -> Option<Handle> {
+        None
+    }
+    #[inline]
+    fn advance(&mut self, now: Tick, _out: &mut Vec<Expired<Payload>>) {
+        self.now = self.now.max(now);
+    }
+    #[inline]
+    fn next_expiry(&self) -> Option<Tick> {
+        None
+    }
+    #[inline]
+    fn now(&self) -> Tick {
+        self.now
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        0
+    }
+    fn counters(&self) -> Counters {
+        Counters::default()
+    }
+}
+
+/// The overhead probe as a contender: whole passes only, no verification.
+struct Overhead {
+    whole: Vec<Rep<u64>>,
+}
+
+impl Contender for Overhead {
+    fn name(&self) -> &'static str {
+        NullQueue::NAME
+    }
+    fn check(&mut self, _bench: &mut Workbench<'_>) -> Result<Option<String>, Mismatch> {
+        Ok(None)
+    }
+    fn time(&mut self, bench: &mut Workbench<'_>, _pass: Pass, rep: Rep<()>) {
+        let (ns, _) = bench.whole::<NullQueue>(0);
+        self.whole.push(Rep {
+            repetition: rep.repetition,
+            position: rep.position,
+            value: ns,
         });
     }
+    fn batched(&self) -> bool {
+        false
+    }
+    fn finish(self: Box<Self>) -> AlgorithmResult {
+        AlgorithmResult {
+            algorithm: NullQueue::NAME,
+            params: "-".to_owned(),
+            counts_work: false,
+            outcome: Outcome::Skipped("the overhead probe is not an algorithm".to_owned()),
+        }
+    }
+}
+
+/// Collects a contender for every selected algorithm, in registry order.
+struct Collect<'a> {
+    selected: &'a [String],
+    contenders: Vec<Box<dyn Contender>>,
+}
+
+impl AlgorithmVisitor for Collect<'_> {
+    fn visit<Q: Algorithm + TimerQueue<Payload> + 'static>(&mut self) {
+        if self.selected.iter().any(|name| name == Q::NAME) {
+            self.contenders.push(Box::new(Typed::<Q>::new()));
+        }
+    }
+}
+
+/// Runs every algorithm in `selected` on `prepared`: the untimed checks in
+/// registry order, then the timed passes of the run plan. `on_step` hears of
+/// each step before it starts. A checksum mismatch stops the workload.
+pub fn run_workload(
+    prepared: &Prepared,
+    selected: &[String],
+    settings: Settings,
+    on_step: &mut dyn FnMut(Step<'_>),
+) -> Result<WorkloadResult, Mismatch> {
+    let mut collect = Collect {
+        selected,
+        contenders: Vec::new(),
+    };
+    registry::for_each(&mut collect);
+    run_contenders(prepared, collect.contenders, settings, on_step)
+}
+
+/// [`run_workload`] over contenders already made (the tests bring their own).
+pub fn run_contenders(
+    prepared: &Prepared,
+    mut contenders: Vec<Box<dyn Contender>>,
+    settings: Settings,
+    on_step: &mut dyn FnMut(Step<'_>),
+) -> Result<WorkloadResult, Mismatch> {
+    let mut bench = Workbench::new(prepared, settings.driver);
+    let mut timed = Vec::new();
+    for (index, contender) in contenders.iter_mut().enumerate() {
+        on_step(Step::Checking(contender.name()));
+        if contender.check(&mut bench)?.is_none() {
+            timed.push(index);
+        }
+    }
+    // The overhead probe is the plan's last contender.
+    let mut overhead = Overhead { whole: Vec::new() };
+    let mut asks: Vec<Ask> = timed
+        .iter()
+        .map(|&i| Ask {
+            batched: contenders[i].batched(),
+            repeat: contenders[i].repetitions(settings.repeat),
+        })
+        .collect();
+    asks.push(Ask {
+        batched: overhead.batched(),
+        repeat: settings.repeat,
+    });
+    let items = plan::plan(&asks, settings.plan_seed);
+    for (position, item) in items.iter().enumerate() {
+        let contender: &mut dyn Contender = match timed.get(item.contender) {
+            Some(&index) => contenders[index].as_mut(),
+            None => &mut overhead,
+        };
+        on_step(Step::Timing(contender.name(), item.pass, item.repetition));
+        let rep = Rep {
+            repetition: item.repetition,
+            position: u32::try_from(position).unwrap_or(u32::MAX),
+            value: (),
+        };
+        contender.time(&mut bench, item.pass, rep);
+    }
+    Ok(WorkloadResult {
+        results: contenders.into_iter().map(Contender::finish).collect(),
+        overhead: overhead.whole,
+    })
 }
 
 /// Percentiles reported for every latency histogram, as (column suffix, quantile).
@@ -389,9 +710,51 @@ pub fn quantile(histogram: &Histogram<u64>, q: f64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::passes::Kind;
     use algorithms::binary_heap::IndexedBinaryHeap;
     use algorithms::linux_wheel::LinuxWheel;
+    use algorithms::sorted_list::SortedList;
     use workloads::Scale;
+
+    /// A heap that declares room for no timer: every workload skips it.
+    struct NoRoom(IndexedBinaryHeap<Payload>);
+
+    impl Algorithm for NoRoom {
+        const NAME: &'static str = "no-room";
+        const SUMMARY: &'static str = "a queue with a pending limit of 0, for the skip test";
+        const FAMILY: algorithms::Family = algorithms::Family::Seed;
+        const PENDING_LIMIT: usize = 0;
+        fn with_defaults() -> Self {
+            Self(IndexedBinaryHeap::new())
+        }
+        fn params(&self) -> String {
+            "-".to_owned()
+        }
+    }
+
+    impl TimerQueue<Payload> for NoRoom {
+        fn insert(&mut self, deadline: Tick, payload: Payload) -> Handle {
+            self.0.insert(deadline, payload)
+        }
+        fn cancel(&mut self, handle: Handle) -> Option<Payload> {
+            self.0.cancel(handle)
+        }
+        fn advance(&mut self, now: Tick, out: &mut Vec<Expired<Payload>>) {
+            self.0.advance(now, out);
+        }
+        fn next_expiry(&self) -> Option<Tick> {
+            self.0.next_expiry()
+        }
+        fn now(&self) -> Tick {
+            self.0.now()
+        }
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn counters(&self) -> Counters {
+            self.0.counters()
+        }
+    }
 
     /// A heap that silently loses timer 3: what a subtly wrong algorithm does.
     struct LosesATimer(IndexedBinaryHeap<Payload>);
@@ -495,57 +858,132 @@ mod tests {
         Prepared::new(spec.generate(1), Driver::Event)
     }
 
-    #[test]
-    fn a_checksum_mismatch_names_the_algorithm_and_stops() {
-        let prepared = small_uniform();
-        let selected = vec!["loses-a-timer".to_owned(), "binary-heap".to_owned()];
-        let mut started = Vec::new();
-        let mut on_start = |name: &str| started.push(name.to_owned());
-        let mut bench = Bench::new(&prepared, Driver::Event, &selected, &mut on_start);
-        bench.visit::<LosesATimer>();
-        bench.visit::<IndexedBinaryHeap<Payload>>();
-        let mismatch = bench.mismatch.take().expect("the broken queue is caught");
-        assert_eq!(mismatch.algorithm, "loses-a-timer");
-        assert_ne!(mismatch.got, mismatch.want);
-        assert!(
-            bench.results.is_empty(),
-            "nothing is measured after a mismatch"
-        );
-        drop(bench);
-        assert_eq!(started, ["loses-a-timer"]);
+    const SETTINGS: Settings = Settings {
+        driver: Driver::Event,
+        repeat: 2,
+        plan_seed: 5,
+    };
+
+    /// Runs `contenders` on `prepared`, recording the steps.
+    fn run(
+        prepared: &Prepared,
+        contenders: Vec<Box<dyn Contender>>,
+    ) -> (Result<WorkloadResult, Mismatch>, Vec<String>) {
+        let mut steps = Vec::new();
+        let mut on_step = |step: Step<'_>| {
+            steps.push(match step {
+                Step::Checking(name) => format!("check {name}"),
+                Step::Timing(name, pass, rep) => format!("{} {name} {rep}", pass.name()),
+            });
+        };
+        let result = run_contenders(prepared, contenders, SETTINGS, &mut on_step);
+        (result, steps)
+    }
+
+    fn measured(result: &AlgorithmResult) -> &Measurement {
+        match &result.outcome {
+            Outcome::Measured(m) => m,
+            Outcome::Skipped(reason) => panic!("{} was skipped: {reason}", result.algorithm),
+        }
     }
 
     #[test]
-    fn a_correct_algorithm_matches_the_reference() {
+    fn a_checksum_mismatch_names_the_algorithm_and_stops() {
         let prepared = small_uniform();
-        let selected = vec!["binary-heap".to_owned()];
-        let mut on_start = |_: &str| {};
-        let mut bench = Bench::new(&prepared, Driver::Event, &selected, &mut on_start);
-        bench.visit::<IndexedBinaryHeap<Payload>>();
-        assert!(bench.mismatch.is_none());
-        let Some(AlgorithmResult {
-            outcome: Outcome::Measured(m),
-            ..
-        }) = bench.results.first()
-        else {
-            panic!("binary-heap was measured");
+        let (result, steps) = run(
+            &prepared,
+            vec![
+                Box::new(Typed::<LosesATimer>::new()),
+                Box::new(Typed::<IndexedBinaryHeap<Payload>>::new()),
+            ],
+        );
+        let Err(mismatch) = result else {
+            panic!("the broken queue is caught");
         };
+        assert_eq!(mismatch.algorithm, "loses-a-timer");
+        assert_ne!(mismatch.got, mismatch.want);
+        assert_eq!(
+            steps,
+            ["check loses-a-timer"],
+            "nothing runs after a mismatch"
+        );
+    }
+
+    #[test]
+    fn a_correct_algorithm_matches_the_reference_and_is_timed_per_plan() {
+        let prepared = small_uniform();
+        let (result, steps) = run(
+            &prepared,
+            vec![Box::new(Typed::<IndexedBinaryHeap<Payload>>::new())],
+        );
+        let result = result.expect("binary-heap matches");
+        let m = measured(&result.results[0]);
         assert_eq!(m.checksum, prepared.checksum);
         assert_eq!(m.max_pending, prepared.max_pending);
         assert_eq!(m.max_lateness, 0, "an exact algorithm is never late");
+        // Two repetitions of a whole and a batched pass, and the probe's.
+        assert_eq!(m.whole.len(), 2);
+        assert_eq!(m.batched.len(), 2);
+        assert_eq!(result.overhead.len(), 2);
+        assert_eq!(steps.len(), 1 + 2 * 3);
+        // Positions are the plan's, each used once.
+        let mut positions: Vec<u32> = m
+            .whole
+            .iter()
+            .map(|r| r.position)
+            .chain(m.batched.iter().map(|r| r.position))
+            .chain(result.overhead.iter().map(|r| r.position))
+            .collect();
+        positions.sort_unstable();
+        assert_eq!(positions, [0, 1, 2, 3, 4, 5]);
+        // The batched pass counts every measured operation.
+        let b = &m.batched[0].value;
+        let ops: u64 = b.count[Kind::Insert as usize]
+            + b.count[Kind::Cancel as usize]
+            + b.count[Kind::Reschedule as usize];
+        assert_eq!(
+            ops,
+            (prepared.tape.ops.len() - prepared.tape.prefill) as u64
+        );
+        assert!(m.whole.iter().all(|r| r.value > 0));
+    }
+
+    #[test]
+    fn a_pending_limit_skips_with_the_reason() {
+        let prepared = small_uniform();
+        let (result, steps) = run(
+            &prepared,
+            vec![Box::new(Typed::<SortedList<Payload>>::new())],
+        );
+        let result = result.expect("no mismatch");
+        // sorted-list's limit is far above a small uniform's population, so it
+        // is measured; a limit of 0 is what the skip test needs.
+        assert!(matches!(result.results[0].outcome, Outcome::Measured(_)));
+        assert!(steps.iter().any(|s| s.starts_with("whole sorted-list")));
+        let (result, steps) = run(&prepared, vec![Box::new(Typed::<NoRoom>::new())]);
+        let result = result.expect("no mismatch");
+        let Outcome::Skipped(reason) = &result.results[0].outcome else {
+            panic!("skipped");
+        };
+        assert!(reason.contains("declared limit of 0"), "{reason}");
+        assert!(
+            steps
+                .iter()
+                .all(|s| !s.contains("no-room") || s.starts_with("check")),
+            "a skipped algorithm is never timed: {steps:?}"
+        );
     }
 
     #[test]
     fn an_inexact_algorithm_is_checked_against_its_own_due_ticks() {
         let prepared = small_uniform();
-        let selected = vec!["breaks-its-declaration".to_owned()];
-        let mut on_start = |_: &str| {};
-        let mut bench = Bench::new(&prepared, Driver::Event, &selected, &mut on_start);
-        bench.visit::<BreaksItsDeclaration>();
-        let mismatch = bench
-            .mismatch
-            .take()
-            .expect("firing on time is not what it declared");
+        let (result, _) = run(
+            &prepared,
+            vec![Box::new(Typed::<BreaksItsDeclaration>::new())],
+        );
+        let Err(mismatch) = result else {
+            panic!("firing on time is not what it declared");
+        };
         assert_eq!(mismatch.algorithm, "breaks-its-declaration");
         assert_eq!(
             mismatch.got, prepared.checksum,
@@ -556,21 +994,12 @@ mod tests {
     #[test]
     fn an_inexact_algorithm_verifies_and_shows_its_lateness() {
         let prepared = small_uniform();
-        let selected = vec!["linux-wheel".to_owned()];
-        let mut on_start = |_: &str| {};
-        let mut bench = Bench::new(&prepared, Driver::Event, &selected, &mut on_start);
-        bench.visit::<LinuxWheel<Payload>>();
-        assert!(
-            bench.mismatch.is_none(),
-            "linux-wheel fires at its due ticks"
+        let (result, _) = run(
+            &prepared,
+            vec![Box::new(Typed::<LinuxWheel<Payload>>::new())],
         );
-        let Some(AlgorithmResult {
-            outcome: Outcome::Measured(m),
-            ..
-        }) = bench.results.first()
-        else {
-            panic!("linux-wheel was measured");
-        };
+        let result = result.expect("linux-wheel fires at its due ticks");
+        let m = measured(&result.results[0]);
         let (want, max_pending) = prepared.reference_for::<LinuxWheel<Payload>>(Driver::Event);
         assert_eq!(m.checksum, want);
         assert_eq!(m.max_pending, max_pending);
@@ -600,5 +1029,17 @@ mod tests {
             "max lateness {} outside (0, {declared}]",
             m.max_lateness
         );
+    }
+
+    #[test]
+    fn the_null_queue_fires_nothing_and_keeps_the_clock() {
+        let mut queue = NullQueue::with_defaults();
+        let handle = queue.insert(5, 1);
+        assert_eq!(queue.cancel(handle), None);
+        let mut out = Vec::new();
+        queue.advance(9, &mut out);
+        queue.advance(3, &mut out);
+        assert_eq!(queue.now(), 9);
+        assert!(out.is_empty() && queue.next_expiry().is_none());
     }
 }

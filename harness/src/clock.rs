@@ -34,3 +34,36 @@ pub fn clock_source() -> String {
         .map(|s| s.trim().to_owned())
         .unwrap_or_else(|_| "unknown".to_owned())
 }
+
+/// `/proc/stat` counts CPU time in `USER_HZ` ticks, 100 a second on every
+/// Linux architecture this project runs on.
+const USER_HZ: f64 = 100.0;
+
+/// Seconds of CPU time the hypervisor has taken from this VM since boot (the
+/// `steal` column of `/proc/stat`, summed over CPUs), or `None` off Linux. The
+/// difference over a run says how contended the host was while it measured:
+/// a run with much steal is not one to compare absolute times with.
+pub fn steal_seconds() -> Option<f64> {
+    parse_steal(&std::fs::read_to_string("/proc/stat").ok()?)
+}
+
+/// The steal seconds of `/proc/stat`'s aggregate `cpu` line.
+fn parse_steal(stat: &str) -> Option<f64> {
+    let line = stat.lines().find(|line| line.starts_with("cpu "))?;
+    // user nice system idle iowait irq softirq steal ...
+    let steal: u64 = line.split_whitespace().nth(8)?.parse().ok()?;
+    Some(steal as f64 / USER_HZ)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steal_is_the_eighth_counter_of_the_cpu_line() {
+        let stat = "cpu  238580 0 13244 1819004 1739 0 180 7353 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n";
+        assert_eq!(parse_steal(stat), Some(73.53));
+        assert_eq!(parse_steal("intr 5\n"), None);
+        assert_eq!(parse_steal("cpu  1 2 3\n"), None);
+    }
+}

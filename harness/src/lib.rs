@@ -18,10 +18,12 @@
 pub mod alloc;
 pub mod bench;
 pub mod clock;
+pub mod compare;
 pub mod memory;
 pub mod metadata;
 pub mod output;
 pub mod passes;
+pub mod plain;
 pub mod plan;
 pub mod replay;
 pub mod select;

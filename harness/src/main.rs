@@ -15,12 +15,14 @@ use algorithms::registry;
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use harness::bench::{Bench, Outcome, Prepared};
+use harness::bench::{self, Outcome, Prepared, Step};
 use harness::memory::{self, MemoryLatency};
-use harness::output::{self, Floor, Key, Rows, TapeFacts};
+use harness::metadata::ReplayOverhead;
+use harness::output::{self, Floor, Headline, Key, Rows, TapeFacts};
 use harness::replay::Driver;
+use harness::replay::mix;
 use harness::select::{Selection, WorkloadSource};
-use harness::{DEFAULT_SEED, alloc, clock, metadata};
+use harness::{DEFAULT_SEED, alloc, clock, metadata, plain};
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
@@ -46,6 +48,37 @@ enum Command {
     },
     /// Replay workloads against algorithms and write CSV results.
     Run(RunArgs),
+    /// Check the headline against a plain loop: time the harness's whole pass
+    /// and a plain event loop over the same operations, interleaved, and print
+    /// their medians and ratio per (algorithm, workload). Writes nothing.
+    Crosscheck(CrosscheckArgs),
+    /// How well two runs agree: for each cell both measured, whether NEW's
+    /// median lies inside BASE's interval or within 10% of its median.
+    Agreement {
+        /// The first run's results directory.
+        base: PathBuf,
+        /// The second run's results directory.
+        new: PathBuf,
+    },
+}
+
+#[derive(clap::Args)]
+struct CrosscheckArgs {
+    /// Algorithms to check, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',')]
+    algorithms: Vec<String>,
+    /// Built-in workloads to check, comma-separated (default: all built-ins).
+    #[arg(long, value_delimiter = ',')]
+    workloads: Vec<String>,
+    /// Seed of every random stream.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+    /// Size of the built-in workloads.
+    #[arg(long, value_enum, default_value_t = ScaleArg::Default)]
+    scale: ScaleArg,
+    /// Timed repetitions of each side.
+    #[arg(long, default_value_t = DEFAULT_REPEAT, value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT))]
+    repeat: u32,
 }
 
 #[derive(clap::Args)]
@@ -75,7 +108,17 @@ struct RunArgs {
     /// Directory for the result files.
     #[arg(long, default_value = "results")]
     out: PathBuf,
+    /// Timed repetitions of each (algorithm, workload) pass, in a seeded
+    /// interleaved order; 6 or more give every median a 95% interval.
+    #[arg(long, default_value_t = DEFAULT_REPEAT, value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT))]
+    repeat: u32,
 }
+
+/// Default repetitions: the fewest for which the distribution-free interval
+/// of a median (min to max) covers at least 95% (1 - 2/64 = 96.9%).
+const DEFAULT_REPEAT: u32 = 6;
+/// The most repetitions accepted: more would only lengthen the run.
+const MAX_REPEAT: i64 = 1000;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum ScaleArg {
@@ -127,6 +170,8 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Run(args) => run(args),
+        Command::Crosscheck(args) => crosscheck(args),
+        Command::Agreement { base, new } => agreement(&base, &new),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -181,6 +226,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     output::prepare_dir(&args.out).map_err(Failure::Input)?;
 
     let started = Instant::now();
+    let steal_at_start = clock::steal_seconds();
     let floor_histogram = clock::floor();
     let floor = Floor {
         p50_ns: floor_histogram.value_at_quantile(0.5),
@@ -190,15 +236,26 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     };
     let memory = memory::probe();
 
-    let progress =
-        ProgressBar::new((selection.workloads.len() * selection.algorithms.len()) as u64);
+    if args.repeat < DEFAULT_REPEAT {
+        eprintln!(
+            "timerbench: warning: with {} repetitions an interval of a median covers less than 95%; \
+             the files say how much (ci_level)",
+            args.repeat
+        );
+    }
+    let repeat = u64::from(args.repeat);
+    // Per workload: each algorithm's untimed checks and 2 timed passes per
+    // repetition, and the overhead probe's one pass per repetition.
+    let steps_per_workload = selection.algorithms.len() as u64 * (1 + 2 * repeat) + repeat;
+    let progress = ProgressBar::new(selection.workloads.len() as u64 * steps_per_workload);
     progress.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} (eta {eta}) {msg}")
             .expect("constant template")
             .progress_chars("=> "),
     );
     let mut rows = Rows::default();
-    for source in &selection.workloads {
+    let mut overheads = Vec::new();
+    for (index, source) in selection.workloads.iter().enumerate() {
         progress.set_message(format!("{}: generating", source.name()));
         let (tape, scale_name) = match source {
             WorkloadSource::Spec { spec, scale_name } => {
@@ -210,32 +267,59 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         progress.set_message(format!("{workload}: reference model"));
         let prepared = Prepared::new(tape, driver);
         let facts = tape_facts(&prepared);
-        let mut on_start = |algorithm: &str| {
-            progress.set_message(format!("{workload}: {algorithm}"));
+        let workload_seed = mix(args.seed ^ mix(name_hash(&workload)));
+        let settings = bench::Settings {
+            driver,
+            repeat: args.repeat,
+            plan_seed: workload_seed,
+        };
+        let mut on_step = |step: Step<'_>| {
+            match step {
+                Step::Checking(algorithm) => {
+                    progress.set_message(format!("{workload}: {algorithm} (verify, latency)"));
+                }
+                Step::Timing(algorithm, pass, repetition) => progress.set_message(format!(
+                    "{workload}: {algorithm} ({} pass, repetition {}/{})",
+                    pass.name(),
+                    repetition + 1,
+                    args.repeat
+                )),
+            }
             progress.inc(1);
         };
-        let mut bench = Bench::new(&prepared, driver, &selection.algorithms, &mut on_start);
-        registry::for_each(&mut bench);
-        if let Some(mismatch) = bench.mismatch {
-            progress.abandon();
-            return Err(Failure::Run(anyhow::anyhow!(
-                "{} disagrees with the reference model on workload {workload} (seed {}, driver {}): \
-                 checksum {} where the reference has {}; no results were written",
-                mismatch.algorithm,
-                args.seed,
-                driver.name(),
-                mismatch.got.to_hex(),
-                mismatch.want.to_hex()
-            )));
-        }
-        for result in &bench.results {
-            let key = Key {
-                algorithm: result.algorithm.to_owned(),
-                workload: workload.clone(),
-                scale: scale_name.clone(),
-                driver: driver.name().to_owned(),
-            };
-            rows.add(key, &facts, result, floor);
+        let result = bench::run_workload(&prepared, &selection.algorithms, settings, &mut on_step)
+            .map_err(|mismatch| {
+                progress.abandon();
+                Failure::Run(anyhow::anyhow!(
+                    "{} disagrees with the reference model on workload {workload} (seed {}, driver {}): \
+                     checksum {} where the reference has {}; no results were written",
+                    mismatch.algorithm,
+                    args.seed,
+                    driver.name(),
+                    mismatch.got.to_hex(),
+                    mismatch.want.to_hex()
+                ))
+            })?;
+        // Skipped algorithms ran no timed pass: catch the bar up.
+        progress.set_position((index as u64 + 1) * steps_per_workload);
+        let key = Key {
+            algorithm: String::new(),
+            workload: workload.clone(),
+            scale: scale_name.clone(),
+            driver: driver.name().to_owned(),
+        };
+        rows.add_workload(&key, &facts, &result.results, floor, workload_seed);
+        let measured_ops = facts.inserts + facts.cancels + facts.reschedules;
+        let per_op: Vec<f64> = result
+            .overhead
+            .iter()
+            .map(|rep| rep.value as f64 / measured_ops.max(1) as f64)
+            .collect();
+        overheads.push(ReplayOverhead {
+            workload: workload.clone(),
+            ns_per_op: harness::stats::summarise(&per_op).map_or(0.0, |s| s.median),
+        });
+        for result in &result.results {
             if let Outcome::Skipped(reason) = &result.outcome {
                 progress.println(format!(
                     "skipped {} on {workload}: {reason}",
@@ -251,14 +335,99 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         &selection,
         floor,
         memory.clone(),
+        overheads.clone(),
         started,
+        steal_at_start,
     );
     let written = output::write_all(&args.out, &rows, &metadata).map_err(Failure::Run)?;
-    print_summary(&rows, &selection, floor);
+    print_summary(&rows, &selection, args.repeat);
+    print_overhead(&overheads);
+    if let Some((start, end)) = steal_at_start.zip(clock::steal_seconds()) {
+        println!(
+            "CPU time the hypervisor took from this VM during the run (steal): {:.1} s of {:.0} s; \
+             a run with much steal is not one to compare absolute times with",
+            end - start,
+            started.elapsed().as_secs_f64()
+        );
+    }
     print_memory_latency(&memory);
     println!();
     for path in written {
         println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// `timerbench agreement`: how many cells of NEW agree with BASE.
+fn agreement(base: &std::path::Path, new: &std::path::Path) -> Result<(), Failure> {
+    let cells = harness::compare::agreement(base, new).map_err(Failure::Input)?;
+    let agreeing = cells.iter().filter(|c| c.agrees).count();
+    for cell in cells.iter().filter(|c| !c.agrees) {
+        let (median, low, high) = cell.base;
+        println!(
+            "differs: {} on {}: {:.1} [{:.1}, {:.1}] then {:.1} ({:+.1}%)",
+            cell.algorithm,
+            cell.workload,
+            median,
+            low,
+            high,
+            cell.new,
+            (cell.new / median - 1.0) * 100.0
+        );
+    }
+    println!(
+        "{agreeing} of {} cells agree ({:.1}%): the second run's median inside the first run's interval or within 10% of its median",
+        cells.len(),
+        100.0 * agreeing as f64 / cells.len().max(1) as f64
+    );
+    Ok(())
+}
+
+/// `timerbench crosscheck`: the harness's whole pass against a plain loop.
+fn crosscheck(args: CrosscheckArgs) -> Result<(), Failure> {
+    let scale: workloads::Scale = args.scale.into();
+    let selection = Selection::resolve(&args.algorithms, &args.workloads, &[], &[], scale)
+        .map_err(Failure::Input)?;
+    println!(
+        "Whole-pass ns per operation (median of {}), event driver: the harness's replay and a plain loop, interleaved",
+        args.repeat
+    );
+    println!(
+        "{:<14} {:<26} {:>10} {:>10} {:>8}",
+        "workload", "algorithm", "harness", "plain", "ratio"
+    );
+    let mut worst: Option<(String, f64)> = None;
+    for source in &selection.workloads {
+        let WorkloadSource::Spec { spec, .. } = source else {
+            continue;
+        };
+        let prepared = Prepared::new(spec.generate(args.seed), Driver::Event);
+        let mut check = plain::CrossCheck {
+            prepared: &prepared,
+            selected: &selection.algorithms,
+            repeat: args.repeat,
+            seed: mix(args.seed ^ mix(name_hash(spec.name()))),
+            rows: Vec::new(),
+        };
+        registry::for_each(&mut check);
+        for row in &check.rows {
+            let ratio = row.harness_ns / row.plain_ns;
+            println!(
+                "{:<14} {:<26} {:>10.1} {:>10.1} {:>8.3}",
+                spec.name(),
+                row.algorithm,
+                row.harness_ns,
+                row.plain_ns,
+                ratio
+            );
+            let off = (ratio - 1.0).abs();
+            if worst.as_ref().is_none_or(|(_, w)| off > (w - 1.0).abs()) {
+                worst = Some((format!("{} on {}", row.algorithm, spec.name()), ratio));
+            }
+        }
+    }
+    if let Some((cell, ratio)) = worst {
+        println!("largest departure from 1: {ratio:.3} ({cell})");
     }
     Ok(())
 }
@@ -269,6 +438,7 @@ fn args_summary(args: &RunArgs, scale: workloads::Scale) -> metadata::Settings {
         seed: args.seed,
         scale: scale.to_string(),
         driver: Driver::from(args.driver).name().to_owned(),
+        repetitions: args.repeat,
     }
 }
 
@@ -301,9 +471,42 @@ fn print_memory_latency(memory: &[MemoryLatency]) {
     println!();
 }
 
-/// Prints the all-in mean (ns per insert, cancel or reschedule, advances included) of every
-/// algorithm on every workload, and the empty slot visits, as two tables.
-fn print_summary(rows: &Rows, selection: &Selection, floor: Floor) {
+/// FNV-1a of a workload's name, so that each workload's plan has its own seed.
+fn name_hash(name: &str) -> u64 {
+    name.bytes().fold(0xCBF2_9CE4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01B3)
+    })
+}
+
+/// Prints the replay loop's own cost per workload.
+fn print_overhead(overheads: &[ReplayOverhead]) {
+    println!();
+    print!("Replay loop's own cost, ns per operation (in every figure above; not subtracted):");
+    for overhead in overheads {
+        print!("  {} {:.1}", overhead.workload, overhead.ns_per_op);
+    }
+    println!();
+}
+
+/// The verdict on one workload's headlines: the winner, or the tie.
+fn verdict(cells: &[&Headline]) -> String {
+    let tied: Vec<&str> = cells
+        .iter()
+        .filter(|h| h.tied_with_best)
+        .map(|h| h.algorithm.as_str())
+        .collect();
+    match tied.as_slice() {
+        [] => "-".to_owned(),
+        [winner] => (*winner).to_owned(),
+        many => format!("tie within noise: {}", many.join(", ")),
+    }
+}
+
+/// Prints the all-in median (ns per insert, cancel or reschedule, advances
+/// included, whole passes) of every algorithm on every workload, with a `*`
+/// on the cells tied with the best and the verdict; then the empty slot
+/// visits.
+fn print_summary(rows: &Rows, selection: &Selection, repeat: u32) {
     let algorithms = &selection.algorithms;
     let workload_width = selection
         .workloads
@@ -320,31 +523,30 @@ fn print_summary(rows: &Rows, selection: &Selection, floor: Floor) {
         }
         println!("  {last}");
     };
+    let headlines: Vec<Headline> = rows.headlines().collect();
     println!();
     println!(
-        "All-in mean, ns per insert, cancel or reschedule (advances included); clock floor p50 {} ns:",
-        floor.p50_ns
+        "All-in median of {repeat} whole passes, ns per insert, cancel or reschedule (advances included); \
+         * = tied with the best (median intervals overlap):"
     );
-    header("fastest");
+    header("verdict");
     for source in &selection.workloads {
         let workload = source.name();
         print!("{workload:workload_width$}");
-        let mut best: Option<(&str, f64)> = None;
+        let cells: Vec<&Headline> = headlines
+            .iter()
+            .filter(|h| h.workload == workload)
+            .collect();
         for name in algorithms {
-            match rows
-                .all_in_means()
-                .find(|(a, w, _)| a == name && *w == workload)
-            {
-                Some((_, _, ns)) => {
-                    print!("  {ns:>column$.1}");
-                    if best.is_none_or(|(_, b)| ns < b) {
-                        best = Some((name, ns));
-                    }
+            match cells.iter().find(|h| &h.algorithm == name) {
+                Some(h) => {
+                    let mark = if h.tied_with_best { "*" } else { " " };
+                    print!("  {:>width$.1}{mark}", h.summary.median, width = column - 1);
                 }
                 None => print!("  {:>column$}", "skipped"),
             }
         }
-        println!("  {}", best.map_or("-", |(name, _)| name));
+        println!("  {}", verdict(&cells));
     }
     println!();
     println!("Empty slot visits (empty ticks) in the measured phase:");

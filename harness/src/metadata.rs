@@ -23,6 +23,44 @@ pub struct Settings {
     pub scale: String,
     /// `event` or `tick`.
     pub driver: String,
+    /// Timed repetitions of each pass.
+    pub repetitions: u32,
+}
+
+/// How the figures' intervals and ties are computed (`harness/src/stats.rs`).
+#[derive(Debug, Serialize)]
+pub struct Statistics {
+    median_ci: &'static str,
+    ratio_ci: &'static str,
+    bootstrap_resamples: usize,
+    tie_rule: &'static str,
+    consistency_tolerance: f64,
+}
+
+impl Default for Statistics {
+    fn default() -> Self {
+        Self {
+            median_ci: "distribution-free: order statistics x(k)..x(n+1-k) of the repetitions, \
+                        k the largest with binomial(n, 1/2) coverage >= 95% (min..max below 6 \
+                        repetitions, at the coverage ci_level states)",
+            ratio_ci: "95% percentile bootstrap of median(a)/median(best), both resampled \
+                       with replacement, seeded",
+            bootstrap_resamples: crate::stats::BOOTSTRAP_RESAMPLES,
+            tie_rule: "a cell ties with the best when their median intervals overlap; a \
+                       workload has a winner only when no other cell ties with the best",
+            consistency_tolerance: crate::output::CONSISTENCY_TOLERANCE,
+        }
+    }
+}
+
+/// The replay loop's own cost on one workload: the median whole-pass ns per
+/// operation of a queue that does nothing.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplayOverhead {
+    /// The workload.
+    pub workload: String,
+    /// Median ns per measured operation.
+    pub ns_per_op: f64,
 }
 
 /// An algorithm as run: name, family (for grouping in reports), whether it is
@@ -46,6 +84,8 @@ pub struct Metadata {
     timerbench_version: &'static str,
     #[serde(flatten)]
     settings: Settings,
+    statistics: Statistics,
+    replay_overhead: Vec<ReplayOverhead>,
     algorithms: Vec<AlgorithmEntry>,
     workloads: Vec<String>,
     git_commit: String,
@@ -59,6 +99,7 @@ pub struct Metadata {
     memory_latency_ns: Vec<MemoryLatency>,
     date_utc: String,
     wall_seconds: f64,
+    steal_seconds: Option<f64>,
     crate_versions: BTreeMap<String, String>,
 }
 
@@ -69,7 +110,9 @@ impl Metadata {
         selection: &Selection,
         floor: Floor,
         memory: Vec<MemoryLatency>,
+        replay_overhead: Vec<ReplayOverhead>,
         started: Instant,
+        steal_at_start: Option<f64>,
     ) -> Self {
         let catalog = algorithms::registry::catalog();
         Self {
@@ -77,6 +120,8 @@ impl Metadata {
             generator_version: workloads::GENERATOR_VERSION,
             timerbench_version: env!("CARGO_PKG_VERSION"),
             settings,
+            statistics: Statistics::default(),
+            replay_overhead,
             algorithms: catalog
                 .into_iter()
                 .filter(|info| selection.algorithms.iter().any(|n| n == info.name))
@@ -110,6 +155,9 @@ impl Metadata {
             memory_latency_ns: memory,
             date_utc: utc_timestamp(SystemTime::now()),
             wall_seconds: started.elapsed().as_secs_f64(),
+            steal_seconds: steal_at_start
+                .zip(clock::steal_seconds())
+                .map(|(start, end)| end - start),
             crate_versions: crate_versions(include_str!("../../Cargo.lock")),
         }
     }

@@ -1,4 +1,6 @@
-//! Results on disk: three tidy CSV files and a metadata file, written atomically.
+//! Results on disk: four tidy CSV files and a metadata file, written atomically;
+//! and the aggregation of a workload's repetitions into them (medians,
+//! intervals, ratios to the best, ties: `crate::stats`).
 //!
 //! The schema is documented in `results/README.md`; [`SCHEMA_VERSION`] is the
 //! first column of every CSV row and a field of the metadata, so that a reader can
@@ -13,16 +15,24 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::bench::{AlgorithmResult, Outcome, PERCENTILES, quantile};
-use crate::passes::Kind;
+use crate::bench::{AlgorithmResult, Measurement, Outcome, PERCENTILES, Rep, quantile};
+use crate::passes::{Batches, Kind};
+use crate::replay::mix;
+use crate::stats::{self, Summary};
+
+/// How far the batched pass's total may stray from the whole pass's before its
+/// per-kind split is flagged as not adding up (`consistent = false`).
+pub const CONSISTENCY_TOLERANCE: f64 = 0.15;
 
 /// Version of the CSV and metadata schema; bump on any change a reader would notice.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The result files, by name.
 pub const RUNS_FILE: &str = "runs.csv";
-/// Batch-timed means per operation.
+/// Per operation, the statistics over the repetitions.
 pub const THROUGHPUT_FILE: &str = "throughput.csv";
+/// Every timed repetition, raw.
+pub const REPETITIONS_FILE: &str = "repetitions.csv";
 /// Per-operation latency percentiles.
 pub const LATENCY_FILE: &str = "latency.csv";
 /// Run metadata (JSON).
@@ -53,6 +63,7 @@ pub struct RunRow {
     status: &'static str,
     skip_reason: String,
     measured_ops: u64,
+    repetitions: Option<usize>,
     inserts: u64,
     cancels: u64,
     reschedules: u64,
@@ -76,7 +87,7 @@ pub struct RunRow {
     wall_ms: Option<u64>,
 }
 
-/// One row of `throughput.csv`: one operation of one run.
+/// One row of `throughput.csv`: one operation of one run, over its repetitions.
 #[derive(Debug, Serialize)]
 pub struct ThroughputRow {
     schema_version: u32,
@@ -85,11 +96,39 @@ pub struct ThroughputRow {
     scale: String,
     driver: String,
     operation: &'static str,
+    method: &'static str,
+    count: u64,
+    repetitions: usize,
+    median_ns: Option<f64>,
+    ci_low_ns: Option<f64>,
+    ci_high_ns: Option<f64>,
+    ci_level: Option<f64>,
+    min_ns: Option<f64>,
+    max_ns: Option<f64>,
+    clock_reads_per_op: f64,
+    batch_over_whole: Option<f64>,
+    consistent: Option<bool>,
+    ratio_to_best: Option<f64>,
+    ratio_ci_low: Option<f64>,
+    ratio_ci_high: Option<f64>,
+    tied_with_best: Option<bool>,
+}
+
+/// One row of `repetitions.csv`: one operation of one timed pass.
+#[derive(Debug, Serialize)]
+pub struct RepetitionRow {
+    schema_version: u32,
+    algorithm: String,
+    workload: String,
+    scale: String,
+    driver: String,
+    repetition: u32,
+    position: u32,
+    pass: &'static str,
+    operation: &'static str,
     count: u64,
     total_ns: u64,
-    mean_ns: f64,
     batches: u64,
-    clock_reads_per_op: f64,
 }
 
 /// One row of `latency.csv`: one operation of one run.
@@ -143,12 +182,89 @@ pub struct Floor {
 pub struct Rows {
     runs: Vec<RunRow>,
     throughput: Vec<ThroughputRow>,
+    repetitions: Vec<RepetitionRow>,
     latency: Vec<LatencyRow>,
 }
 
+/// The headline of one measured cell, for the terminal summary.
+#[derive(Clone, Debug)]
+pub struct Headline {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Workload name.
+    pub workload: String,
+    /// Median ns per operation of the whole passes, and its interval.
+    pub summary: Summary,
+    /// Whether its interval overlaps the workload's best.
+    pub tied_with_best: bool,
+}
+
+/// Per-operation ns of each repetition of a whole pass.
+fn whole_per_op(m: &Measurement, measured_ops: u64) -> Vec<f64> {
+    m.whole
+        .iter()
+        .map(|rep| rep.value as f64 / measured_ops.max(1) as f64)
+        .collect()
+}
+
 impl Rows {
+    /// Adds every algorithm's result on one workload: the rows of each, and
+    /// the comparison of each with the workload's best. `seed` seeds the
+    /// bootstrap intervals (mixed with each algorithm's place).
+    pub fn add_workload(
+        &mut self,
+        key: &Key,
+        facts: &TapeFacts,
+        results: &[AlgorithmResult],
+        floor: Floor,
+        seed: u64,
+    ) {
+        let measured_ops = facts.inserts + facts.cancels + facts.reschedules;
+        // The headline of every measured cell, then the best of them.
+        let headlines: Vec<Option<(Vec<f64>, Summary)>> = results
+            .iter()
+            .map(|result| match &result.outcome {
+                Outcome::Measured(m) => {
+                    let values = whole_per_op(m, measured_ops);
+                    stats::summarise(&values).map(|summary| (values, summary))
+                }
+                Outcome::Skipped(_) => None,
+            })
+            .collect();
+        let best = headlines
+            .iter()
+            .flatten()
+            .min_by(|a, b| a.1.median.total_cmp(&b.1.median))
+            .cloned();
+        for (index, (result, headline)) in results.iter().zip(&headlines).enumerate() {
+            let key = Key {
+                algorithm: result.algorithm.to_owned(),
+                ..key.clone()
+            };
+            let comparison = match (headline, &best) {
+                (Some((values, summary)), Some((best_values, best_summary))) => {
+                    let ratio_seed = mix(seed ^ mix(index as u64 + 1));
+                    Some(Comparison {
+                        ratio: summary.median / best_summary.median,
+                        interval: stats::ratio_interval(values, best_values, ratio_seed),
+                        tied: summary.overlaps(best_summary),
+                    })
+                }
+                _ => None,
+            };
+            self.add(&key, facts, result, floor, comparison);
+        }
+    }
+
     /// Adds one algorithm's result on one workload.
-    pub fn add(&mut self, key: Key, facts: &TapeFacts, result: &AlgorithmResult, floor: Floor) {
+    fn add(
+        &mut self,
+        key: &Key,
+        facts: &TapeFacts,
+        result: &AlgorithmResult,
+        floor: Floor,
+        comparison: Option<Comparison>,
+    ) {
         let measured_ops = facts.inserts + facts.cancels + facts.reschedules;
         let (m, skip_reason) = match &result.outcome {
             Outcome::Measured(m) => (Some(m.as_ref()), String::new()),
@@ -167,6 +283,7 @@ impl Rows {
             status: if m.is_some() { "ok" } else { "skipped" },
             skip_reason,
             measured_ops,
+            repetitions: m.map(|m| m.whole.len()),
             inserts: facts.inserts,
             cancels: facts.cancels,
             reschedules: facts.reschedules,
@@ -191,44 +308,175 @@ impl Rows {
         });
         // A skipped run has no timings.
         let Some(m) = m else { return };
+        self.add_throughput(key, m, measured_ops, comparison);
+        self.add_repetitions(key, m, measured_ops);
+        self.add_latency(key, m, floor);
+    }
 
-        let t = &m.throughput;
-        let throughput_row = |operation, count: u64, total_ns: u64, batches: u64| ThroughputRow {
-            schema_version: SCHEMA_VERSION,
-            algorithm: key.algorithm.clone(),
-            workload: key.workload.clone(),
-            scale: key.scale.clone(),
-            driver: key.driver.clone(),
-            operation,
-            count,
-            total_ns,
-            mean_ns: mean(total_ns, count),
-            batches,
-            clock_reads_per_op: batches as f64 / count.max(1) as f64,
+    /// The `all` row (whole passes) and a row per operation kind (batched).
+    fn add_throughput(
+        &mut self,
+        key: &Key,
+        m: &Measurement,
+        measured_ops: u64,
+        comparison: Option<Comparison>,
+    ) {
+        let row = |operation, method, count: u64, values: &[f64], clock_reads_per_op| {
+            let summary = stats::summarise(values).filter(|_| count > 0);
+            ThroughputRow {
+                schema_version: SCHEMA_VERSION,
+                algorithm: key.algorithm.clone(),
+                workload: key.workload.clone(),
+                scale: key.scale.clone(),
+                driver: key.driver.clone(),
+                operation,
+                method,
+                count,
+                repetitions: values.len(),
+                median_ns: summary.map(|s| s.median),
+                ci_low_ns: summary.map(|s| s.ci_low),
+                ci_high_ns: summary.map(|s| s.ci_high),
+                ci_level: summary.map(|s| s.ci_level),
+                min_ns: summary.map(|s| s.min),
+                max_ns: summary.map(|s| s.max),
+                clock_reads_per_op,
+                batch_over_whole: None,
+                consistent: None,
+                ratio_to_best: None,
+                ratio_ci_low: None,
+                ratio_ci_high: None,
+                tied_with_best: None,
+            }
         };
-        for kind in Kind::ALL {
-            let i = kind as usize;
-            self.throughput.push(throughput_row(
-                kind.name(),
-                t.count[i],
-                t.total_ns[i],
-                t.batches[i],
+        let mut all = row(
+            "all",
+            "whole",
+            measured_ops,
+            &whole_per_op(m, measured_ops),
+            2.0 / measured_ops.max(1) as f64,
+        );
+        if let Some(comparison) = comparison {
+            all.ratio_to_best = Some(comparison.ratio);
+            all.ratio_ci_low = comparison.interval.map(|i| i.0);
+            all.ratio_ci_high = comparison.interval.map(|i| i.1);
+            all.tied_with_best = Some(comparison.tied);
+        }
+        self.throughput.push(all);
+
+        let batch_over_whole = batch_over_whole(&m.whole, &m.batched);
+        let consistent = batch_over_whole.map(|ratio| (ratio - 1.0).abs() <= CONSISTENCY_TOLERANCE);
+        let first = m.batched.first().map(|rep| rep.value).unwrap_or_default();
+        let per_kind = |total: fn(&Batches) -> (u64, u64)| -> Vec<f64> {
+            m.batched
+                .iter()
+                .map(|rep| {
+                    let (ns, count) = total(&rep.value);
+                    ns as f64 / count.max(1) as f64
+                })
+                .collect()
+        };
+        let advance = Kind::Advance as usize;
+        let kinds: [KindRow; KIND_ROWS] = [
+            (
+                "insert",
+                |b| kind_total(b, Kind::Insert),
+                first.count[0],
+                first.batches[0],
+            ),
+            (
+                "cancel",
+                |b| kind_total(b, Kind::Cancel),
+                first.count[1],
+                first.batches[1],
+            ),
+            (
+                "reschedule",
+                |b| kind_total(b, Kind::Reschedule),
+                first.count[3],
+                first.batches[3],
+            ),
+            (
+                "advance",
+                |b| kind_total(b, Kind::Advance),
+                first.count[advance],
+                first.batches[advance],
+            ),
+            ("expire", expire_total, first.fired, first.batches[advance]),
+        ];
+        for (operation, total, count, batches) in kinds {
+            let mut kind_row = row(
+                operation,
+                "batched",
+                count,
+                &per_kind(total),
+                batches as f64 / count.max(1) as f64,
+            );
+            kind_row.batch_over_whole = batch_over_whole;
+            kind_row.consistent = consistent;
+            self.throughput.push(kind_row);
+        }
+    }
+
+    /// Every timed pass, raw.
+    fn add_repetitions(&mut self, key: &Key, m: &Measurement, measured_ops: u64) {
+        let row =
+            |rep: u32, position: u32, pass, operation, count, total_ns, batches| RepetitionRow {
+                schema_version: SCHEMA_VERSION,
+                algorithm: key.algorithm.clone(),
+                workload: key.workload.clone(),
+                scale: key.scale.clone(),
+                driver: key.driver.clone(),
+                repetition: rep,
+                position,
+                pass,
+                operation,
+                count,
+                total_ns,
+                batches,
+            };
+        let mut rows = Vec::new();
+        for rep in &m.whole {
+            rows.push(row(
+                rep.repetition,
+                rep.position,
+                "whole",
+                "all",
+                measured_ops,
+                rep.value,
+                0,
             ));
         }
-        let advance = Kind::Advance as usize;
-        self.throughput.push(throughput_row(
-            "expire",
-            t.fired,
-            t.total_ns[advance],
-            t.batches[advance],
-        ));
-        self.throughput.push(throughput_row(
-            "all",
-            measured_ops,
-            t.total_ns.iter().sum(),
-            t.batches.iter().sum(),
-        ));
+        for rep in &m.batched {
+            let b = &rep.value;
+            for kind in Kind::ALL {
+                let i = kind as usize;
+                rows.push(row(
+                    rep.repetition,
+                    rep.position,
+                    "batched",
+                    kind.name(),
+                    b.count[i],
+                    b.total_ns[i],
+                    b.batches[i],
+                ));
+            }
+            let advance = Kind::Advance as usize;
+            rows.push(row(
+                rep.repetition,
+                rep.position,
+                "batched",
+                "expire",
+                b.fired,
+                b.total_ns[advance],
+                b.batches[advance],
+            ));
+        }
+        rows.sort_by_key(|r| r.position);
+        self.repetitions.extend(rows);
+    }
 
+    /// The latency pass's percentiles per operation kind.
+    fn add_latency(&mut self, key: &Key, m: &Measurement, floor: Floor) {
         let latency_row = |operation, h: &hdrhistogram::Histogram<u64>| LatencyRow {
             schema_version: SCHEMA_VERSION,
             algorithm: key.algorithm.clone(),
@@ -253,13 +501,27 @@ impl Rows {
         self.latency.push(latency_row("expire", &m.latency.expire));
     }
 
-    /// The `all` throughput rows, for the summary table:
-    /// (algorithm, workload, mean ns per operation).
-    pub fn all_in_means(&self) -> impl Iterator<Item = (&str, &str, f64)> {
+    /// The headline of every measured cell, for the terminal summary.
+    pub fn headlines(&self) -> impl Iterator<Item = Headline> + '_ {
         self.throughput
             .iter()
             .filter(|row| row.operation == "all")
-            .map(|row| (row.algorithm.as_str(), row.workload.as_str(), row.mean_ns))
+            .filter_map(|row| {
+                Some(Headline {
+                    algorithm: row.algorithm.clone(),
+                    workload: row.workload.clone(),
+                    summary: Summary {
+                        n: row.repetitions,
+                        median: row.median_ns?,
+                        ci_low: row.ci_low_ns?,
+                        ci_high: row.ci_high_ns?,
+                        ci_level: row.ci_level?,
+                        min: row.min_ns?,
+                        max: row.max_ns?,
+                    },
+                    tied_with_best: row.tied_with_best.unwrap_or(false),
+                })
+            })
     }
 
     /// The `runs.csv` rows, for the summary table:
@@ -276,13 +538,42 @@ impl Rows {
     }
 }
 
-/// `total / count`, or 0 for no operations.
-fn mean(total: u64, count: u64) -> f64 {
-    if count == 0 {
-        0.0
-    } else {
-        total as f64 / count as f64
-    }
+/// One per-kind row's recipe: (operation, its (ns, count) in a batched pass,
+/// count, clock boundaries).
+type KindRow = (&'static str, fn(&Batches) -> (u64, u64), u64, u64);
+
+/// Rows per cell in `throughput.csv` besides `all`.
+const KIND_ROWS: usize = 5;
+
+/// How a cell compares with its workload's best.
+#[derive(Clone, Copy, Debug)]
+struct Comparison {
+    ratio: f64,
+    interval: Option<(f64, f64)>,
+    tied: bool,
+}
+
+/// (nanoseconds, operations) of one kind in a batched pass.
+fn kind_total(b: &Batches, kind: Kind) -> (u64, u64) {
+    (b.total_ns[kind as usize], b.count[kind as usize])
+}
+
+/// (nanoseconds of advances, timers they fired) in a batched pass.
+fn expire_total(b: &Batches) -> (u64, u64) {
+    (b.total_ns[Kind::Advance as usize], b.fired)
+}
+
+/// The batched passes' median total over the whole passes' median total: how
+/// much the batch clock reads inflate the per-kind split.
+pub fn batch_over_whole(whole: &[Rep<u64>], batched: &[Rep<Batches>]) -> Option<f64> {
+    let whole: Vec<f64> = whole.iter().map(|rep| rep.value as f64).collect();
+    let batched: Vec<f64> = batched
+        .iter()
+        .map(|rep| rep.value.total_ns.iter().sum::<u64>() as f64)
+        .collect();
+    let whole = stats::summarise(&whole)?.median;
+    let batched = stats::summarise(&batched)?.median;
+    (whole > 0.0).then(|| batched / whole)
 }
 
 /// Checks that `dir` exists or can be created, and that a file can be written
@@ -304,6 +595,7 @@ pub fn write_all(dir: &Path, rows: &Rows, metadata: &impl Serialize) -> Result<V
     let result = (|| -> Result<()> {
         staged.push(stage_csv(dir, RUNS_FILE, &rows.runs)?);
         staged.push(stage_csv(dir, THROUGHPUT_FILE, &rows.throughput)?);
+        staged.push(stage_csv(dir, REPETITIONS_FILE, &rows.repetitions)?);
         staged.push(stage_csv(dir, LATENCY_FILE, &rows.latency)?);
         let json = serde_json::to_string_pretty(metadata)? + "\n";
         staged.push(stage_bytes(dir, METADATA_FILE, json.as_bytes())?);

@@ -2,10 +2,14 @@
 //!
 //! * [`Verify`]: untimed. Computes the equivalence checksum, lateness, driver
 //!   wakeups and the largest pending population. Its results are deterministic.
-//! * [`Throughput`]: times batches of consecutive operations of one kind (a run
-//!   of inserts, a run of advances...), so the clock is read only where the kind
-//!   changes. Means are total time over count; each batch boundary costs one
-//!   clock read, which is reported beside the means, never subtracted.
+//! * [`Untimed`]: times nothing. The whole pass (`harness/src/bench.rs`) runs
+//!   the measured phase with these hooks between two clock reads, so nothing but
+//!   the replay loop and the queue is inside the timed region: the headline.
+//! * [`Throughput`]: the batched pass. Times batches of consecutive operations
+//!   of one kind (a run of inserts, a run of advances...), so the clock is read
+//!   only where the kind changes. Each batch boundary costs one clock read,
+//!   which is reported beside the figures, never subtracted; the batched pass's
+//!   total against the whole pass's says how much it inflates the split.
 //! * [`Latency`]: times every operation on its own into HdrHistograms. Each
 //!   sample includes the cost of one clock-read pair: the floor, measured by
 //!   [`crate::clock::floor`], is reported beside every percentile.
@@ -138,10 +142,9 @@ impl<Q: TimerQueue<Payload>> Hooks<Q> for Verify {
     }
 }
 
-/// The throughput pass. See the module documentation.
-pub struct Throughput {
-    current: Kind,
-    batch_start: Instant,
+/// What a batched pass measured, per [`Kind`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Batches {
     /// Nanoseconds spent per kind.
     pub total_ns: [u64; KINDS],
     /// Operations per kind.
@@ -152,16 +155,23 @@ pub struct Throughput {
     pub fired: u64,
 }
 
+/// The batched pass. See the module documentation.
+pub struct Throughput {
+    current: Kind,
+    batch_start: Instant,
+    totals: Batches,
+}
+
 impl Throughput {
     /// Starts timing; the first batch is an advance batch.
     pub fn start() -> Self {
         Self {
             current: Kind::Advance,
             batch_start: Instant::now(),
-            total_ns: [0; KINDS],
-            count: [0; KINDS],
-            batches: [0, 0, 1, 0],
-            fired: 0,
+            totals: Batches {
+                batches: [0, 0, 1, 0],
+                ..Batches::default()
+            },
         }
     }
 
@@ -171,19 +181,19 @@ impl Throughput {
     fn switch(&mut self, kind: Kind) {
         if kind != self.current {
             let now = Instant::now();
-            self.total_ns[self.current as usize] += elapsed_ns(self.batch_start, now);
+            self.totals.total_ns[self.current as usize] += elapsed_ns(self.batch_start, now);
             self.batch_start = now;
             self.current = kind;
-            self.batches[kind as usize] += 1;
+            self.totals.batches[kind as usize] += 1;
         }
-        self.count[kind as usize] += 1;
+        self.totals.count[kind as usize] += 1;
     }
 
-    /// Closes the last batch.
-    pub fn finish(&mut self) {
+    /// Closes the last batch and returns the totals.
+    pub fn finish(mut self) -> Batches {
         let now = Instant::now();
-        self.total_ns[self.current as usize] += elapsed_ns(self.batch_start, now);
-        self.batch_start = now;
+        self.totals.total_ns[self.current as usize] += elapsed_ns(self.batch_start, now);
+        self.totals
     }
 }
 
@@ -192,7 +202,7 @@ impl<Q: TimerQueue<Payload>> Hooks<Q> for Throughput {
     fn advance(&mut self, queue: &mut Q, to: Tick, out: &mut Vec<Expired<Payload>>) {
         self.switch(Kind::Advance);
         queue.advance(to, out);
-        self.fired += out.len() as u64;
+        self.totals.fired += out.len() as u64;
         out.clear();
     }
 

@@ -8,18 +8,28 @@
 //!
 //! # Drivers
 //!
-//! * [`Driver::Event`] (the default) advances the queue to the earlier of the next
-//!   operation's time and the queue's `next_expiry()`, as an event loop that sleeps
-//!   until its next timer would. A list or heap is advanced straight to its next
+//! * [`Driver::Event`] (the default) sleeps, as an event loop does, until the
+//!   earlier of the next operation's tick and the queue's `next_expiry()`, and
+//!   advances the queue there. A list or heap is advanced straight to its next
 //!   deadline, Kafka's wheel to its next bucket, and a wheel that must be ticked
 //!   (its `next_expiry()` is `now + 1`) one tick at a time.
 //! * [`Driver::Tick`] advances every algorithm one tick at a time through the whole
 //!   run, as a naive poller that wakes every millisecond would.
 //!
-//! Before each operation the driver brings the queue's clock to the operation's
-//! time; an overdue timer (inserted with a deadline at or before `now`) is handed
-//! out at the next advance, which the event driver makes at once and the tick
-//! driver at the next tick.
+//! A **wakeup** is a tick at which the driver advances the queue: an expiry, or
+//! a tick with operations. The driver asks the queue for `next_expiry()` once per
+//! wakeup, after its advance and its operations, as an event loop asks before it
+//! sleeps; it keeps its own copy of the clock, so it never asks the queue for
+//! `now()`. Between queries the copy of `next_expiry()` is still a valid lower
+//! bound for everything but an insert or reschedule made in the same wakeup,
+//! which the query after the wakeup's operations covers.
+//!
+//! At a tick with operations, the driver first advances the queue to that tick
+//! (firing what is due by then), then performs every operation of that tick in
+//! tape order, then asks for `next_expiry()`: an overdue timer (inserted or
+//! rescheduled to a deadline at or before `now`) makes it at most `now`, and the
+//! driver advances again at the same tick, so the timer fires in the tick it was
+//! inserted, after that tick's other operations.
 
 use algorithms::registry::Payload;
 use algorithms::{Algorithm, Expired, Handle, Tick, TimerQueue};
@@ -88,6 +98,9 @@ impl Buffers {
 /// Replays `tape.ops[range]` against `queue`, then (if `finish`) advances to the
 /// tape's end. `buffers.handles` holds the handle of every timer inserted so far,
 /// by timer number; the replay appends to it.
+///
+/// The loop reads the queue's clock and bound once, on entry; from then on it
+/// asks for `next_expiry()` once per wakeup (see the module documentation).
 pub fn replay<Q: TimerQueue<Payload>, H: Hooks<Q>>(
     queue: &mut Q,
     tape: &Tape,
@@ -98,32 +111,125 @@ pub fn replay<Q: TimerQueue<Payload>, H: Hooks<Q>>(
     hooks: &mut H,
 ) {
     let Buffers { handles, out } = buffers;
-    for op in &tape.ops[range] {
-        step_to(queue, op.at, driver, out, hooks);
-        match op.op {
-            Op::Insert { timer, deadline } => {
-                debug_assert_eq!(
-                    timer as usize,
-                    handles.len(),
-                    "timers are numbered in tape order"
-                );
-                let handle = hooks.insert(queue, deadline, Payload::from(timer));
-                handles.push(handle);
+    let mut wake = Wake::of(queue, driver);
+    let ops = &tape.ops[range];
+    let mut i = 0;
+    while i < ops.len() {
+        let tick = ops[i].at;
+        wake.arrive(queue, tick, out, hooks);
+        // Every operation of this tick, in tape order, then one question to the
+        // queue about its next expiry.
+        while let Some(op) = ops.get(i).filter(|op| op.at == tick) {
+            match op.op {
+                Op::Insert { timer, deadline } => {
+                    debug_assert_eq!(
+                        timer as usize,
+                        handles.len(),
+                        "timers are numbered in tape order"
+                    );
+                    let handle = hooks.insert(queue, deadline, Payload::from(timer));
+                    handles.push(handle);
+                }
+                Op::Cancel { timer } => {
+                    hooks.cancel(queue, handles[timer as usize], Payload::from(timer));
+                }
+                Op::Reschedule { timer, deadline } => {
+                    let slot = &mut handles[timer as usize];
+                    if let Some(handle) =
+                        hooks.reschedule(queue, *slot, deadline, Payload::from(timer))
+                    {
+                        *slot = handle;
+                    }
+                }
             }
-            Op::Cancel { timer } => {
-                hooks.cancel(queue, handles[timer as usize], Payload::from(timer));
+            i += 1;
+        }
+        wake.settle(queue, out, hooks);
+    }
+    if finish {
+        wake.arrive(queue, tape.end, out, hooks);
+    }
+}
+
+/// The driver's view of the queue between wakeups: its clock, and the last
+/// `next_expiry()` it reported.
+struct Wake {
+    driver: Driver,
+    now: Tick,
+    next: Option<Tick>,
+}
+
+impl Wake {
+    /// Reads the queue's clock and bound once, at the start of a replay.
+    #[inline]
+    fn of<Q: TimerQueue<Payload>>(queue: &Q, driver: Driver) -> Self {
+        Self {
+            driver,
+            now: queue.now(),
+            next: queue.next_expiry(),
+        }
+    }
+
+    /// Advances `queue` to `to` and asks for its next expiry: one wakeup.
+    #[inline]
+    fn wake<Q: TimerQueue<Payload>, H: Hooks<Q>>(
+        &mut self,
+        queue: &mut Q,
+        to: Tick,
+        out: &mut Vec<Expired<Payload>>,
+        hooks: &mut H,
+    ) {
+        hooks.advance(queue, to, out);
+        self.now = to;
+        self.next = queue.next_expiry();
+    }
+
+    /// Brings the queue to `tick`: every wakeup before it (each expiry for the
+    /// event driver, each tick for the tick driver), then the advance to `tick`
+    /// itself, which fires what is due by then. The bound is not asked for after
+    /// that last advance: the operations of the tick follow, and
+    /// [`Wake::settle`] asks once they are done.
+    #[inline]
+    fn arrive<Q: TimerQueue<Payload>, H: Hooks<Q>>(
+        &mut self,
+        queue: &mut Q,
+        tick: Tick,
+        out: &mut Vec<Expired<Payload>>,
+        hooks: &mut H,
+    ) {
+        match self.driver {
+            Driver::Event => {
+                while let Some(bound) = self.next.filter(|&bound| bound < tick) {
+                    self.wake(queue, bound.max(self.now), out, hooks);
+                }
             }
-            Op::Reschedule { timer, deadline } => {
-                let slot = &mut handles[timer as usize];
-                if let Some(handle) = hooks.reschedule(queue, *slot, deadline, Payload::from(timer))
-                {
-                    *slot = handle;
+            Driver::Tick => {
+                while self.now + 1 < tick {
+                    self.wake(queue, self.now + 1, out, hooks);
                 }
             }
         }
+        if self.now < tick || self.next.is_some_and(|bound| bound <= tick) {
+            hooks.advance(queue, tick, out);
+            self.now = tick;
+            self.next = None;
+        }
     }
-    if finish {
-        step_to(queue, tape.end, driver, out, hooks);
+
+    /// Ends a tick with operations: one `next_expiry()`, and while a timer is
+    /// already due (an overdue insert or reschedule), another advance at the
+    /// same tick.
+    #[inline]
+    fn settle<Q: TimerQueue<Payload>, H: Hooks<Q>>(
+        &mut self,
+        queue: &mut Q,
+        out: &mut Vec<Expired<Payload>>,
+        hooks: &mut H,
+    ) {
+        self.next = queue.next_expiry();
+        while self.next.is_some_and(|bound| bound <= self.now) {
+            self.wake(queue, self.now, out, hooks);
+        }
     }
 }
 
@@ -164,34 +270,6 @@ pub fn replay_measured<Q: TimerQueue<Payload>, H: Hooks<Q>>(
 ) {
     let measured = tape.prefill..tape.ops.len();
     replay(queue, tape, measured, true, driver, buffers, hooks);
-}
-
-/// Advances `queue` until its clock reads `target` and nothing is overdue.
-#[inline]
-fn step_to<Q: TimerQueue<Payload>, H: Hooks<Q>>(
-    queue: &mut Q,
-    target: Tick,
-    driver: Driver,
-    out: &mut Vec<Expired<Payload>>,
-    hooks: &mut H,
-) {
-    loop {
-        let now = queue.now();
-        let due = queue.next_expiry().filter(|&bound| bound <= target);
-        let to = match (driver, due) {
-            // Something may fire before the target: go to it (or to `now`, for
-            // a timer that is already overdue).
-            (Driver::Event, Some(bound)) => bound.max(now),
-            (Driver::Tick, Some(bound)) if bound <= now => now,
-            (_, _) if now < target => match driver {
-                Driver::Event => target,
-                Driver::Tick => now + 1,
-            },
-            // At the target with nothing due.
-            _ => return,
-        };
-        hooks.advance(queue, to, out);
-    }
 }
 
 /// An order-independent checksum of what a run did: every fired timer with the
@@ -250,7 +328,7 @@ impl Checksum {
 
 /// The splitmix64 finaliser: a bijective 64-bit mix.
 #[inline]
-pub(crate) fn mix(mut z: u64) -> u64 {
+pub fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)

@@ -227,6 +227,57 @@ fn deterministic_columns(dir: &Path) -> Vec<BTreeMap<String, String>> {
         .collect()
 }
 
+/// (workload, algorithm, pass, repetition) of one timed pass.
+type PlannedPass = (String, String, String, String);
+
+/// Every timed pass, in plan order.
+fn plan_of(dir: &Path) -> Vec<PlannedPass> {
+    let mut reader = csv::Reader::from_path(dir.join("repetitions.csv")).expect("repetitions.csv");
+    let headers = reader.headers().expect("header").clone();
+    let column = |name: &str| headers.iter().position(|h| h == name).expect("column");
+    let (w, a, p, r, pos) = (
+        column("workload"),
+        column("algorithm"),
+        column("pass"),
+        column("repetition"),
+        column("position"),
+    );
+    let mut rows: Vec<(String, u64, PlannedPass)> = reader
+        .records()
+        .map(|record| {
+            let record = record.expect("row");
+            (
+                record[w].to_owned(),
+                record[pos].parse().expect("position"),
+                (
+                    record[w].to_owned(),
+                    record[a].to_owned(),
+                    record[p].to_owned(),
+                    record[r].to_owned(),
+                ),
+            )
+        })
+        .collect();
+    rows.sort_by(|x, y| (&x.0, x.1).cmp(&(&y.0, y.1)));
+    rows.dedup_by(|x, y| x.0 == y.0 && x.1 == y.1);
+    rows.into_iter().map(|(_, _, row)| row).collect()
+}
+
+#[test]
+fn zero_repetitions_are_refused() {
+    let dir = scratch("repeat");
+    let out = timerbench(&[
+        "run",
+        "--repeat",
+        "0",
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--repeat"), "{}", stderr(&out));
+    assert!(!dir.join("out").exists(), "nothing written");
+}
+
 #[test]
 fn same_seed_gives_identical_counters_and_checksums() {
     let dir = scratch("determinism");
@@ -240,18 +291,48 @@ fn same_seed_gives_identical_counters_and_checksums() {
             "timeouts,sparse",
             "--seed",
             "7",
+            "--repeat",
+            "3",
             "--out",
             out_dir.to_str().unwrap(),
         ]);
         assert!(out.status.success(), "{}", stderr(&out));
         assert_eq!(
             files_in(out_dir),
-            ["latency.csv", "metadata.json", "runs.csv", "throughput.csv"]
+            [
+                "latency.csv",
+                "metadata.json",
+                "repetitions.csv",
+                "runs.csv",
+                "throughput.csv"
+            ]
         );
     }
     let rows = deterministic_columns(&a);
     assert!(!rows.is_empty());
     assert_eq!(rows, deterministic_columns(&b));
+    // The same seed lays out the same interleaved plan: every pass at the same
+    // position, and every (algorithm, pass) once in each repetition's block.
+    assert_eq!(plan_of(&a), plan_of(&b));
+    let plan = plan_of(&a);
+    assert!(plan.iter().any(|(_, _, _, repetition)| repetition == "2"));
+
+    // A run agrees with itself on every cell; a run with another seed is not
+    // comparable.
+    let out = timerbench(&["agreement", a.to_str().unwrap(), a.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("cells agree (100.0%)"), "{stdout}");
+    let other = dir.join("other-seed");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(a.join("throughput.csv"), other.join("throughput.csv")).unwrap();
+    let metadata = std::fs::read_to_string(a.join("metadata.json"))
+        .unwrap()
+        .replace("\"seed\": 7,", "\"seed\": 8,");
+    std::fs::write(other.join("metadata.json"), metadata).unwrap();
+    let out = timerbench(&["agreement", a.to_str().unwrap(), other.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not comparable"), "{}", stderr(&out));
     // Every exact algorithm fires the same timers at the same ticks. (An
     // inexact one is held to its own due ticks, so its checksum differs.)
     let exact: Vec<&str> = algorithms::registry::catalog()

@@ -25,8 +25,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::model::{Algorithm, Marker, Model, Rgb};
-use crate::summary::{self, Cell, format_count, format_ns, percent_of_best};
-use crate::tables::{MISSING, SKIPPED, heat_colour};
+use crate::summary::{self, Cell, SUMMARY_OPERATION, format_count, format_ns, percent_of_best};
+use crate::tables::{MISSING, SKIPPED, TIE_MARK, heat_colour};
 
 /// Width of every chart, pixels (plot and legend).
 pub const WIDTH: u32 = 1200;
@@ -210,6 +210,53 @@ where
         .map_err(plot_err)?;
     draw_markers(chart, points, algorithm.marker, colour)
 }
+
+/// Draws each point's interval as a vertical error bar with caps, and a white
+/// centre on every flagged point, so that it reads as hollow.
+fn draw_extras<DB: DrawingBackend, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    points: &[(f64, f64)],
+    extras: &[PointExtra],
+    algorithm: &Algorithm,
+) -> Result<()>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let colour = rgb(algorithm.colour);
+    for (&(x, y), extra) in points.iter().zip(extras) {
+        if let Some((lo, hi)) = extra.interval {
+            let cap = ERROR_CAP;
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(x, lo), (x, hi)],
+                    colour.stroke_width(1),
+                )))
+                .map_err(plot_err)?;
+            for end in [lo, hi] {
+                chart
+                    .draw_series(std::iter::once(
+                        EmptyElement::at((x, end))
+                            + PathElement::new(vec![(-cap, 0), (cap, 0)], colour.stroke_width(1)),
+                    ))
+                    .map_err(plot_err)?;
+            }
+        }
+        if extra.flagged {
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    (x, y),
+                    MARKER_SIZE - 2,
+                    WHITE.filled(),
+                )))
+                .map_err(plot_err)?;
+        }
+    }
+    Ok(())
+}
+
+/// Half the width of an error bar's caps, in pixels.
+const ERROR_CAP: i32 = 4;
 
 /// Draws `marker` at pixel `at` of a plain drawing area (the legend).
 fn draw_pixel_marker<DB: DrawingBackend>(
@@ -542,12 +589,23 @@ pub fn latency_chart(model: &Model, workload: &str) -> Result<Chart> {
 /// A series of a log-log chart: an algorithm and its (x, y) points.
 type Series<'m> = (&'m Algorithm, Vec<(f64, f64)>);
 
+/// What a sweep chart knows of one point besides (x, y): the interval of the
+/// median, when there is one, and whether the point is flagged (a per-kind
+/// figure whose batched pass does not add up to the whole pass).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct PointExtra {
+    interval: Option<(f64, f64)>,
+    flagged: bool,
+}
+
 /// What an x-y chart over the scaling sweep draws.
 struct XyChart<'m> {
     file: String,
     title: String,
     y_desc: &'static str,
     series: Vec<Series<'m>>,
+    /// Per series, per point: its interval and flag (empty: none).
+    extras: Vec<Vec<PointExtra>>,
     /// Whether to draw the O(1), O(log n), O(n) reference slopes.
     references: bool,
 }
@@ -598,7 +656,14 @@ fn draw_xy(
     let ys = spec
         .series
         .iter()
-        .flat_map(|(_, p)| p.iter().map(|&(_, y)| y));
+        .flat_map(|(_, p)| p.iter().map(|&(_, y)| y))
+        .chain(
+            spec.extras
+                .iter()
+                .flatten()
+                .filter_map(|e| e.interval)
+                .flat_map(|(lo, hi)| [lo, hi]),
+        );
     let (x_lo, x_hi) = log_range(xs).unwrap_or((1.0, 10.0));
     let (y_lo, y_hi) = log_range(ys).unwrap_or((1.0, 10.0));
     let mut svg = String::new();
@@ -659,11 +724,14 @@ fn draw_xy(
                 reference_labels.push("reference slopes O(1), O(log n), O(n)");
             }
         }
-        for (a, points) in &spec.series {
+        for (i, (a, points)) in spec.series.iter().enumerate() {
             if points.is_empty() {
                 continue;
             }
             draw_line(&mut chart, points, a)?;
+            if let Some(extras) = spec.extras.get(i) {
+                draw_extras(&mut chart, points, extras, a)?;
+            }
             drawn.push(a.name.clone());
         }
         let groups = legend_groups(model, notes, &reference_labels);
@@ -695,24 +763,27 @@ fn scaling_note(model: &Model, a: &Algorithm, has_data: bool) -> Option<String> 
 }
 
 /// A chart over the scaling sweep: `value(algorithm, workload)` against N,
-/// one line per algorithm. `None` when no algorithm has a value.
+/// one line per algorithm, with each point's interval and flag. `None` when
+/// no algorithm has a value.
 fn sweep_chart<'m>(
     model: &'m Model,
     mut spec: XyChart<'m>,
-    value: impl Fn(&str, &str) -> Option<f64>,
+    value: impl Fn(&str, &str) -> Option<(f64, PointExtra)>,
 ) -> Result<Option<Chart>> {
     let sweep = model.scaling_workloads();
-    spec.series = model
+    let (series, extras): (Vec<Series<'m>>, Vec<Vec<PointExtra>>) = model
         .algorithms
         .iter()
         .map(|a| {
-            let points = sweep
+            let (points, extras): (Vec<(f64, f64)>, Vec<PointExtra>) = sweep
                 .iter()
-                .filter_map(|(w, n)| value(&a.name, w).map(|v| (*n as f64, v)))
-                .collect();
-            (a, points)
+                .filter_map(|(w, n)| value(&a.name, w).map(|(v, e)| ((*n as f64, v), e)))
+                .unzip();
+            ((a, points), extras)
         })
-        .collect();
+        .unzip();
+    spec.series = series;
+    spec.extras = extras;
     let has: Vec<String> = spec
         .series
         .iter()
@@ -728,17 +799,38 @@ fn sweep_chart<'m>(
     .map(Some)
 }
 
-/// The scaling chart of one operation: mean ns (throughput pass) against N
-/// over the `scaling-*` workloads. `None` when no algorithm has the operation.
+/// The scaling chart of one operation: the median ns per operation with its
+/// interval against N over the `scaling-*` workloads. `all` is the whole
+/// pass; a kind is the batched pass, drawn hollow where the batched pass does
+/// not add up to the whole pass (`consistent = false`). `None` when no
+/// algorithm has the operation.
 pub fn scaling_chart(model: &Model, operation: &str) -> Result<Option<Chart>> {
+    let method = if operation == SUMMARY_OPERATION {
+        "whole pass"
+    } else {
+        "batched; hollow: clock-dominated"
+    };
     let spec = XyChart {
         file: format!("scaling-{operation}.svg"),
-        title: format!("Scaling: {operation}, ns per operation vs pending timers (log-log)"),
-        y_desc: "mean ns per operation (log scale)",
+        title: format!(
+            "Scaling: {operation}, median ns per operation vs pending timers (log-log; {method})"
+        ),
+        y_desc: "median ns per operation, with interval (log scale)",
         series: Vec::new(),
+        extras: Vec::new(),
         references: true,
     };
-    sweep_chart(model, spec, |a, w| model.mean_ns(a, w, operation))
+    sweep_chart(model, spec, |a, w| {
+        let row = model.throughput_row(a, w, operation)?;
+        let median = row.median_ns?;
+        Some((
+            median,
+            PointExtra {
+                interval: row.ci_low_ns.zip(row.ci_high_ns),
+                flagged: row.consistent == Some(false),
+            },
+        ))
+    })
 }
 
 /// The memory chart: peak heap bytes per pending timer against N over the
@@ -749,10 +841,14 @@ pub fn memory_chart(model: &Model) -> Result<Option<Chart>> {
         title: "Memory: peak heap bytes per pending timer vs pending timers".to_owned(),
         y_desc: "bytes per pending timer (log scale)",
         series: Vec::new(),
+        extras: Vec::new(),
         references: false,
     };
     sweep_chart(model, spec, |a, w| {
-        model.run(a, w).and_then(|r| r.bytes_per_pending)
+        model
+            .run(a, w)
+            .and_then(|r| r.bytes_per_pending)
+            .map(|b| (b, PointExtra::default()))
     })
 }
 
@@ -877,8 +973,10 @@ pub fn heatmap_chart(model: &Model) -> Result<Chart> {
     const LABEL_WIDTH: i32 = 230;
     const SWATCH: i32 = 10;
     const SKIPPED_GREY: RGBColor = RGBColor(225, 225, 225);
-    let title =
-        "All-in ns per operation: algorithm x workload (green: best of the column)".to_owned();
+    let title = format!(
+        "All-in median ns per operation: algorithm x workload (green: best; bold outline: best, \
+         thin outline and {TIE_MARK}: tied with it within noise)"
+    );
     let columns = summary::columns(model);
     let families = model.families();
     let rows = model.algorithms.len() + families.len();
@@ -954,18 +1052,28 @@ pub fn heatmap_chart(model: &Model) -> Result<Chart> {
             for (j, (cells, best)) in columns.iter().enumerate() {
                 let x = LABEL_WIDTH + j as i32 * column;
                 let corners = [(x + 1, y + 1), (x + column - 1, y + ROW - 1)];
-                let (fill, label, is_best) = match (&cells[i], best) {
-                    (Cell::Measured(ns), Some(best)) => {
-                        let (r, g, b) = heat_colour(percent_of_best(*ns, *best));
-                        (RGBColor(r, g, b), format_ns(*ns), ns == best)
+                let (fill, label, is_best, tied) = match (&cells[i], best) {
+                    (Cell::Measured(figure), Some(best)) => {
+                        let (r, g, b) = heat_colour(percent_of_best(figure.ns, *best));
+                        let is_best = figure.ns == *best;
+                        let tied = figure.tied && !is_best;
+                        let label = if tied {
+                            format!("{TIE_MARK}{}", format_ns(figure.ns))
+                        } else {
+                            format_ns(figure.ns)
+                        };
+                        (RGBColor(r, g, b), label, is_best, tied)
                     }
-                    (Cell::Skipped, _) => (SKIPPED_GREY, SKIPPED.to_owned(), false),
-                    _ => (WHITE, MISSING.to_owned(), false),
+                    (Cell::Skipped, _) => (SKIPPED_GREY, SKIPPED.to_owned(), false, false),
+                    _ => (WHITE, MISSING.to_owned(), false, false),
                 };
                 root.draw(&Rectangle::new(corners, fill.filled()))
                     .map_err(plot_err)?;
                 if is_best {
                     root.draw(&Rectangle::new(corners, BLACK.stroke_width(2)))
+                        .map_err(plot_err)?;
+                } else if tied {
+                    root.draw(&Rectangle::new(corners, BLACK.stroke_width(1)))
                         .map_err(plot_err)?;
                 }
                 let style = text(LABEL_SIZE - 1, is_best);
@@ -1026,7 +1134,10 @@ mod tests {
     fn an_algorithm_that_counts_no_work_is_noted_not_drawn_as_zero() {
         use crate::input::{Results, parse_csv, parse_metadata};
         use std::path::Path;
-        let metadata = r#"{"schema_version": 2, "seed": 1, "scale": "small", "driver": "event",
+        let metadata = r#"{"schema_version": 3, "seed": 1, "scale": "small", "driver": "event",
+            "repetitions": 6, "replay_overhead": [],
+            "statistics": {"median_ci": "m", "ratio_ci": "r", "bootstrap_resamples": 10,
+                           "tie_rule": "t", "consistency_tolerance": 0.15},
             "workloads": ["uniform"],
             "clock_floor_ns": {"p50_ns": 20, "p99_ns": 30, "p999_ns": 40, "max_ns": 50},
             "algorithms": [
@@ -1034,12 +1145,13 @@ mod tests {
               {"name": "b-wheel", "family": "seed", "exact": true}]}"#;
         let runs = "schema_version,algorithm,workload,status,skip_reason,max_pending,empty_slot_visits,\
                     entries_examined_not_due,cascades,bytes_per_pending,max_lateness_ticks\n\
-                    2,a-crate,uniform,ok,,100,,,,90,0\n\
-                    2,b-wheel,uniform,ok,,100,0,0,0,40,0\n";
+                    3,a-crate,uniform,ok,,100,,,,90,0\n\
+                    3,b-wheel,uniform,ok,,100,0,0,0,40,0\n";
         let model = Model::new(Results {
             metadata: parse_metadata(Path::new("metadata.json"), metadata).unwrap(),
             runs: parse_csv(Path::new("runs.csv"), runs).unwrap(),
             throughput: Vec::new(),
+            repetitions: Vec::new(),
             latency: Vec::new(),
         });
         let find = |name: &str| model.algorithms.iter().find(|a| a.name == name).unwrap();
@@ -1210,6 +1322,62 @@ mod tests {
         assert!(texts.iter().any(|t| t == SKIPPED));
         assert!(colours.contains(&crate::model::hex(crate::tables::BEST_COLOUR)));
         assert_eq!(chart.series.len(), model.algorithms.len());
+    }
+
+    /// White circles: the hollow centres of flagged points.
+    fn hollow_points(chart: &Chart) -> usize {
+        chart
+            .svg
+            .split("<circle")
+            .skip(1)
+            .filter(|tag| {
+                tag.split('>')
+                    .next()
+                    .is_some_and(|t| t.contains("fill=\"#FFFFFF\""))
+            })
+            .count()
+    }
+
+    #[test]
+    fn heatmap_marks_every_cell_tied_with_the_best() {
+        let model = crate::fixture_model();
+        let tied = summary::columns(&model)
+            .iter()
+            .flat_map(|(cells, best)| {
+                cells
+                    .iter()
+                    .filter_map(Cell::figure)
+                    .filter(|f| f.tied && Some(f.ns) != *best)
+                    .collect::<Vec<_>>()
+            })
+            .count();
+        assert!(tied > 0, "the fixture has ties");
+        let chart = heatmap_chart(&model).unwrap();
+        let (texts, _) = parse(&chart);
+        let marked = texts.iter().filter(|t| t.starts_with(TIE_MARK)).count();
+        assert_eq!(marked, tied);
+    }
+
+    #[test]
+    fn per_kind_scaling_draws_flagged_points_hollow_and_the_headline_never() {
+        let model = crate::fixture_model();
+        let flagged = model
+            .scaling_workloads()
+            .iter()
+            .flat_map(|(w, _)| {
+                model
+                    .algorithms
+                    .iter()
+                    .filter_map(|a| model.throughput_row(&a.name, w, "insert"))
+                    .filter(|row| row.consistent == Some(false))
+                    .collect::<Vec<_>>()
+            })
+            .count();
+        assert!(flagged > 0, "the fixture has clock-dominated cells");
+        let insert = scaling_chart(&model, "insert").unwrap().unwrap();
+        assert_eq!(hollow_points(&insert), flagged);
+        let all = scaling_chart(&model, "all").unwrap().unwrap();
+        assert_eq!(hollow_points(&all), 0, "the whole pass is never flagged");
     }
 
     #[test]

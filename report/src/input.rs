@@ -1,5 +1,6 @@
 //! Reading a results directory: the one layer that opens `runs.csv`,
-//! `throughput.csv`, `latency.csv` and `metadata.json`, checks their schema
+//! `throughput.csv`, `repetitions.csv`, `latency.csv` and `metadata.json`,
+//! checks their schema
 //! version, and turns every problem into an [`InputError`] that names the file,
 //! the line, what was wrong and what is valid.
 //!
@@ -18,12 +19,14 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 /// The schema version this reader understands (see `results/README.md`).
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The run file: one row per (algorithm, workload).
 pub const RUNS_FILE: &str = "runs.csv";
-/// Batch-timed means per operation.
+/// Per operation, the statistics over the repetitions.
 pub const THROUGHPUT_FILE: &str = "throughput.csv";
+/// Every timed repetition, raw.
+pub const REPETITIONS_FILE: &str = "repetitions.csv";
 /// Per-operation latency percentiles.
 pub const LATENCY_FILE: &str = "latency.csv";
 /// The run metadata.
@@ -120,9 +123,34 @@ impl CheckRow for RunRow {
 
 impl CheckRow for ThroughputRow {
     fn check(&self) -> Result<(), String> {
-        non_negative("mean_ns", self.mean_ns)
+        let figures = [
+            ("median_ns", self.median_ns),
+            ("ci_low_ns", self.ci_low_ns),
+            ("ci_high_ns", self.ci_high_ns),
+            ("ratio_to_best", self.ratio_to_best),
+            ("ratio_ci_low", self.ratio_ci_low),
+            ("ratio_ci_high", self.ratio_ci_high),
+            ("batch_over_whole", self.batch_over_whole),
+        ];
+        for (column, value) in figures {
+            if let Some(value) = value {
+                non_negative(column, value)?;
+            }
+        }
+        if let (Some(low), Some(median), Some(high)) =
+            (self.ci_low_ns, self.median_ns, self.ci_high_ns)
+            && !(low <= median && median <= high)
+        {
+            return Err(format!(
+                "the interval [{low}, {high}] (`ci_low_ns`, `ci_high_ns`) does not contain \
+                 the median {median}; it must satisfy ci_low_ns <= median_ns <= ci_high_ns"
+            ));
+        }
+        Ok(())
     }
 }
+
+impl CheckRow for RepetitionRow {}
 
 impl CheckRow for LatencyRow {}
 
@@ -144,8 +172,47 @@ pub struct ThroughputRow {
     pub operation: String,
     /// Operations counted.
     pub count: u64,
-    /// Mean nanoseconds per operation, clock reads included.
-    pub mean_ns: f64,
+    /// `whole` (the `all` row) or `batched`.
+    pub method: String,
+    /// Timed repetitions behind the figures.
+    pub repetitions: u64,
+    /// Median ns per operation over the repetitions (none when `count` is 0).
+    pub median_ns: Option<f64>,
+    /// The interval of the median.
+    pub ci_low_ns: Option<f64>,
+    /// The interval of the median.
+    pub ci_high_ns: Option<f64>,
+    /// The interval's coverage.
+    pub ci_level: Option<f64>,
+    /// Batched rows: the batched pass's total over the whole pass's.
+    pub batch_over_whole: Option<f64>,
+    /// Batched rows: whether the per-kind split adds up to the whole pass.
+    pub consistent: Option<bool>,
+    /// `all` rows: the median over the workload's best median.
+    pub ratio_to_best: Option<f64>,
+    /// `all` rows: the bootstrap interval of that ratio.
+    pub ratio_ci_low: Option<f64>,
+    /// `all` rows: the bootstrap interval of that ratio.
+    pub ratio_ci_high: Option<f64>,
+    /// `all` rows: whether the median intervals of this cell and the best overlap.
+    pub tied_with_best: Option<bool>,
+}
+
+/// One row of `repetitions.csv`, the columns the report checks.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RepetitionRow {
+    /// The algorithm's registry name.
+    pub algorithm: String,
+    /// The workload's name.
+    pub workload: String,
+    /// The repetition, from 0.
+    pub repetition: u64,
+    /// `whole` or `batched`.
+    pub pass: String,
+    /// The operation.
+    pub operation: String,
+    /// Nanoseconds.
+    pub total_ns: u64,
 }
 
 /// One row of `latency.csv`.
@@ -252,6 +319,39 @@ pub struct Metadata {
     /// How long the run took.
     #[serde(default)]
     pub wall_seconds: f64,
+    /// CPU seconds the hypervisor took from the VM during the run.
+    #[serde(default)]
+    pub steal_seconds: Option<f64>,
+    /// Timed repetitions of each pass.
+    pub repetitions: u64,
+    /// How the intervals and ties were computed.
+    pub statistics: Statistics,
+    /// Per workload, the replay loop's own cost.
+    pub replay_overhead: Vec<ReplayOverhead>,
+}
+
+/// How the harness computed intervals and ties (`metadata.json`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct Statistics {
+    /// The interval of a median.
+    pub median_ci: String,
+    /// The interval of a ratio.
+    pub ratio_ci: String,
+    /// Resamples of the ratio bootstrap.
+    pub bootstrap_resamples: u64,
+    /// When two cells tie.
+    pub tie_rule: String,
+    /// How far the batched pass may stray from the whole pass.
+    pub consistency_tolerance: f64,
+}
+
+/// The replay loop's own cost on one workload (`metadata.json`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct ReplayOverhead {
+    /// The workload.
+    pub workload: String,
+    /// Median ns per measured operation.
+    pub ns_per_op: f64,
 }
 
 /// Everything in a results directory.
@@ -263,6 +363,8 @@ pub struct Results {
     pub runs: Vec<RunRow>,
     /// `throughput.csv`.
     pub throughput: Vec<ThroughputRow>,
+    /// `repetitions.csv`.
+    pub repetitions: Vec<RepetitionRow>,
     /// `latency.csv`.
     pub latency: Vec<LatencyRow>,
 }
@@ -281,6 +383,7 @@ pub fn read_results(dir: &Path) -> Result<Results, InputError> {
         metadata: read_metadata(&dir.join(METADATA_FILE))?,
         runs: read_csv(&dir.join(RUNS_FILE))?,
         throughput: read_csv(&dir.join(THROUGHPUT_FILE))?,
+        repetitions: read_csv(&dir.join(REPETITIONS_FILE))?,
         latency: read_csv(&dir.join(LATENCY_FILE))?,
     };
     check_complete(dir, &results)?;
@@ -460,8 +563,9 @@ fn csv_error(path: &Path, text: &str, error: &csv::Error) -> InputError {
     InputError::new(path, line, message)
 }
 
-/// Checks that the files agree: every measured run has its throughput and
-/// latency rows (a file cut short at a line boundary parses, but loses rows).
+/// Checks that the files agree: every measured run has its throughput,
+/// repetition and latency rows (a file cut short at a line boundary parses,
+/// but loses rows).
 fn check_complete(dir: &Path, results: &Results) -> Result<(), InputError> {
     if results.runs.is_empty() {
         return Err(InputError::new(
@@ -488,6 +592,13 @@ fn check_complete(dir: &Path, results: &Results) -> Result<(), InputError> {
         {
             return Err(missing_rows(dir, LATENCY_FILE, run));
         }
+        if !results
+            .repetitions
+            .iter()
+            .any(|r| has(&r.algorithm, &r.workload))
+        {
+            return Err(missing_rows(dir, REPETITIONS_FILE, run));
+        }
     }
     Ok(())
 }
@@ -508,7 +619,10 @@ fn missing_rows(dir: &Path, file: &str, run: &RunRow) -> InputError {
 mod tests {
     use super::*;
 
-    const HEADER: &str = "schema_version,algorithm,workload,operation,count,mean_ns\n";
+    const HEADER: &str = "schema_version,algorithm,workload,operation,method,count,repetitions,\
+                          median_ns,ci_low_ns,ci_high_ns,consistent,tied_with_best\n";
+    const INSERT: &str = "3,a,w,insert,batched,3,6,4.5,4.0,5.0,false,\n";
+    const ALL: &str = "3,b,w,all,whole,1,6,7,6.5,7.5,,true\n";
 
     fn parse(text: &str) -> Result<Vec<ThroughputRow>, InputError> {
         parse_csv(Path::new("t.csv"), text)
@@ -516,21 +630,25 @@ mod tests {
 
     #[test]
     fn good_rows_parse() {
-        let rows = parse(&format!("{HEADER}2,a,w,insert,3,4.5\n2,b,w,all,1,7\n")).unwrap();
+        let rows = parse(&format!("{HEADER}{INSERT}{ALL}")).unwrap();
         assert_eq!(rows.len(), 2);
-        assert_eq!(rows[1].mean_ns, 7.0);
+        assert_eq!(rows[1].median_ns, Some(7.0));
+        assert_eq!(rows[1].ci_low_ns, Some(6.5));
+        assert_eq!(rows[0].consistent, Some(false));
+        assert_eq!(rows[0].tied_with_best, None);
+        assert_eq!(rows[1].tied_with_best, Some(true));
     }
 
     #[test]
     fn wrong_version_names_the_line() {
-        let error = parse(&format!("{HEADER}2,a,w,insert,3,4.5\n3,b,w,all,1,7\n")).unwrap_err();
+        let error = parse(&format!("{HEADER}{INSERT}{}", ALL.replacen('3', "2", 1))).unwrap_err();
         assert_eq!(error.line, Some(3));
-        assert!(error.message.contains("schema_version is \"3\""), "{error}");
+        assert!(error.message.contains("schema_version is \"2\""), "{error}");
     }
 
     #[test]
     fn lines_are_counted_with_crlf_line_ends_too() {
-        let text = format!("{HEADER}2,a,w,insert,3,4.5\n3,b,w,all,1,7\n").replace('\n', "\r\n");
+        let text = format!("{HEADER}{INSERT}{}", ALL.replacen('3', "2", 1)).replace('\n', "\r\n");
         assert_eq!(parse(&text).unwrap_err().line, Some(3));
     }
 
@@ -543,24 +661,50 @@ mod tests {
 
     #[test]
     fn non_numeric_field_names_the_column_and_value() {
-        let error = parse(&format!("{HEADER}2,a,w,insert,3,fast\n")).unwrap_err();
+        let error = parse(&format!(
+            "{HEADER}3,a,w,insert,batched,3,6,fast,4,5,true,\n"
+        ))
+        .unwrap_err();
         assert_eq!(error.line, Some(2));
-        assert!(error.message.contains("`mean_ns`"), "{error}");
+        assert!(error.message.contains("`median_ns`"), "{error}");
         assert!(error.message.contains("\"fast\""), "{error}");
+    }
+
+    #[test]
+    fn a_flag_must_be_true_or_false() {
+        let error = parse(&format!("{HEADER}3,a,w,insert,batched,3,6,4.5,4,5,yes,\n")).unwrap_err();
+        assert_eq!(error.line, Some(2));
+        assert!(error.message.contains("`consistent`"), "{error}");
     }
 
     #[test]
     fn impossible_values_are_refused() {
         for value in ["NaN", "-5", "inf"] {
-            let error = parse(&format!("{HEADER}2,a,w,insert,3,{value}\n")).unwrap_err();
+            let error = parse(&format!(
+                "{HEADER}3,a,w,insert,batched,3,6,{value},4,5,true,\n"
+            ))
+            .unwrap_err();
             assert_eq!(error.line, Some(2));
-            assert!(error.message.contains("`mean_ns`"), "{error}");
+            assert!(error.message.contains("`median_ns`"), "{error}");
         }
     }
 
     #[test]
+    fn an_interval_that_misses_its_median_is_refused() {
+        let error =
+            parse(&format!("{HEADER}3,a,w,insert,batched,3,6,4.5,5,4,true,\n")).unwrap_err();
+        assert_eq!(error.line, Some(2));
+        assert!(
+            error
+                .message
+                .contains("ci_low_ns <= median_ns <= ci_high_ns"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn short_row_is_reported_as_truncated() {
-        let error = parse(&format!("{HEADER}2,a,w,insert,3,4.5\n2,b,w,al")).unwrap_err();
+        let error = parse(&format!("{HEADER}{INSERT}3,b,w,al")).unwrap_err();
         assert_eq!(error.line, Some(3));
         assert!(error.message.contains("truncated"), "{error}");
     }
@@ -569,7 +713,7 @@ mod tests {
     fn empty_optional_fields_are_none() {
         let text = "schema_version,algorithm,workload,status,skip_reason,max_pending,\
                     empty_slot_visits,entries_examined_not_due,cascades,bytes_per_pending,max_lateness_ticks\n\
-                    2,a,w,skipped,too many,10,,,,,\n";
+                    3,a,w,skipped,too many,10,,,,,\n";
         let rows: Vec<RunRow> = parse_csv(Path::new("runs.csv"), text).unwrap();
         assert!(!rows[0].is_ok());
         assert_eq!(rows[0].cascades, None);

@@ -103,6 +103,11 @@ pub(crate) fn fixture_model() -> model::Model {
             include_str!("../tests/fixture/throughput.csv"),
         )
         .expect("fixture throughput"),
+        repetitions: input::parse_csv(
+            Path::new("repetitions.csv"),
+            include_str!("../tests/fixture/repetitions.csv"),
+        )
+        .expect("fixture repetitions"),
         latency: input::parse_csv(
             Path::new("latency.csv"),
             include_str!("../tests/fixture/latency.csv"),

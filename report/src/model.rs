@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::input::{AlgorithmEntry, LatencyRow, Results, RunRow};
+use crate::input::{AlgorithmEntry, LatencyRow, Results, RunRow, ThroughputRow};
 
 /// An RGB colour.
 pub type Rgb = (u8, u8, u8);
@@ -174,7 +174,7 @@ pub struct Model {
     /// Workloads in run order (the metadata's, then any others found).
     pub workloads: Vec<String>,
     runs: BTreeMap<(String, String), RunRow>,
-    throughput: BTreeMap<OpKey, f64>,
+    throughput: BTreeMap<OpKey, ThroughputRow>,
     latency: BTreeMap<OpKey, LatencyRow>,
 }
 
@@ -238,11 +238,11 @@ impl Model {
         let throughput = results
             .throughput
             .iter()
-            .filter(|t| t.count > 0)
+            .filter(|t| t.count > 0 && t.median_ns.is_some())
             .map(|t| {
                 (
                     (t.algorithm.clone(), t.workload.clone(), t.operation.clone()),
-                    t.mean_ns,
+                    t.clone(),
                 )
             })
             .collect();
@@ -288,16 +288,26 @@ impl Model {
         self.run(algorithm, workload).is_some_and(|r| !r.is_ok())
     }
 
-    /// The batch-timed mean ns of `operation`, when it was measured and
-    /// happened at least once.
-    pub fn mean_ns(&self, algorithm: &str, workload: &str, operation: &str) -> Option<f64> {
-        self.throughput
-            .get(&(
-                algorithm.to_owned(),
-                workload.to_owned(),
-                operation.to_owned(),
-            ))
-            .copied()
+    /// The median ns per operation of `operation` over the repetitions (the
+    /// whole pass for `all`, the batched pass for a kind), when it was
+    /// measured and happened at least once.
+    pub fn median_ns(&self, algorithm: &str, workload: &str, operation: &str) -> Option<f64> {
+        self.throughput_row(algorithm, workload, operation)
+            .and_then(|t| t.median_ns)
+    }
+
+    /// The `throughput.csv` row of `operation`, when it happened at least once.
+    pub fn throughput_row(
+        &self,
+        algorithm: &str,
+        workload: &str,
+        operation: &str,
+    ) -> Option<&ThroughputRow> {
+        self.throughput.get(&(
+            algorithm.to_owned(),
+            workload.to_owned(),
+            operation.to_owned(),
+        ))
     }
 
     /// The latency percentiles of `operation`, when it was measured and
@@ -371,7 +381,10 @@ mod tests {
     fn small_model() -> Model {
         use crate::input::{parse_csv, parse_metadata};
         use std::path::Path;
-        let metadata = r#"{"schema_version": 2, "seed": 1, "scale": "small", "driver": "event",
+        let metadata = r#"{"schema_version": 3, "seed": 1, "scale": "small", "driver": "event",
+            "repetitions": 6, "replay_overhead": [],
+            "statistics": {"median_ci": "m", "ratio_ci": "r", "bootstrap_resamples": 10,
+                           "tie_rule": "t", "consistency_tolerance": 0.15},
             "workloads": ["scaling-1e4", "scaling-1e3"],
             "clock_floor_ns": {"p50_ns": 20, "p99_ns": 30, "p999_ns": 40, "max_ns": 50},
             "algorithms": [
@@ -380,14 +393,15 @@ mod tests {
               {"name": "a-wheel", "family": "seed", "exact": false}]}"#;
         let runs = "schema_version,algorithm,workload,status,skip_reason,max_pending,empty_slot_visits,\
                     entries_examined_not_due,cascades,bytes_per_pending,max_lateness_ticks\n\
-                    2,b-heap,scaling-1e4,ok,,10000,0,0,0,40,0\n\
-                    2,a-wheel,scaling-1e4,ok,,10400,5,0,0,60,12\n\
-                    2,stranger,scaling-1e3,skipped,too many,1000,,,,,\n\
-                    2,b-heap,scaling-1e3,ok,,1000,0,0,0,50,0\n";
+                    3,b-heap,scaling-1e4,ok,,10000,0,0,0,40,0\n\
+                    3,a-wheel,scaling-1e4,ok,,10400,5,0,0,60,12\n\
+                    3,stranger,scaling-1e3,skipped,too many,1000,,,,,\n\
+                    3,b-heap,scaling-1e3,ok,,1000,0,0,0,50,0\n";
         Model::new(Results {
             metadata: parse_metadata(Path::new("metadata.json"), metadata).unwrap(),
             runs: parse_csv(Path::new("runs.csv"), runs).unwrap(),
             throughput: Vec::new(),
+            repetitions: Vec::new(),
             latency: Vec::new(),
         })
     }

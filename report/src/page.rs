@@ -26,8 +26,13 @@ struct Section {
 }
 
 /// How to read each kind of chart.
-const READ_SCALING: &str = "Each line is one algorithm: its mean cost of one operation (batch-timed \
-    throughput pass, clock reads included) at each size of the scaling sweep. Both axes are logarithmic, \
+const READ_SCALING: &str = "Each line is one algorithm: its median cost of one operation over the \
+    run's repetitions at each size of the scaling sweep, with the interval of the median as an error \
+    bar. The `all` chart is the whole pass (one clock read before and one after the measured phase); \
+    the per-kind charts are the batched passes, which read the clock at every change of operation \
+    kind: a hollow point is a cell whose batched pass takes more than the tolerance in the run table \
+    longer than its whole pass, so its per-kind split is dominated by the clock and overstates the \
+    operation (where kinds alternate one by one, as at N = 10^3). Both axes are logarithmic, \
     so a line parallel to the dashed O(1) slope is constant-time, one parallel to O(n) is linear; where \
     two lines cross, the faster design changes (the heap/wheel crossover). N is the workload's \
     max_pending in runs.csv (the exact reference model's largest pending count). A missing point is a \
@@ -45,11 +50,13 @@ const READ_LATENCY: &str = "Per operation, the 50th, 99th and 99.9th percentile 
     clock floor's p50: the cost of the clock reads alone, which is included in every sample and not \
     subtracted, so values near the line are at the limit of what this method can resolve. Expire is per \
     fired timer. Algorithms skipped on the workload are greyed in the legend.";
-const READ_SUMMARY: &str = "The all-in mean: all time of the throughput pass over all timer \
-    operations (inserts, cancels, reschedules), expiry included. Each column is a workload; the best \
-    is highlighted and the colour deepens to red as an algorithm gets up to 100 times slower than the \
-    best. `skipped` marks a run above the algorithm's pending limit, not a zero. One run on one \
-    machine: compare ratios within a column, and rerun before trusting a small difference.";
+const READ_SUMMARY: &str = "The all-in median: the whole pass's time over all timer operations \
+    (inserts, cancels, reschedules), expiry included, the median of the run's interleaved repetitions, \
+    with the interval of the median in brackets. Each column is a workload; the best is highlighted, \
+    every cell whose interval overlaps the best's is marked ≈ (tied with it within noise), and the \
+    colour deepens to red as an algorithm gets up to 100 times slower than the best. `skipped` marks a \
+    run above the algorithm's pending limit, not a zero. Absolute times move with the host's load \
+    (the run table gives the steal time): compare within a column.";
 
 /// The report's sections in page order.
 fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
@@ -63,10 +70,12 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
             title: "Summary: who wins each workload".to_owned(),
             parts: vec![
                 Part::Text(
-                    "The fastest algorithm per workload by all-in ns per operation, and how far behind \
-                     the runner-up, the best third-party crate (family `crate`) and the best \
-                     standard-library baseline (family `baseline`) are; those two columns appear when \
-                     their family ran."
+                    "The fastest algorithm per workload by all-in median ns per operation, or \
+                     \"tie within noise\" with every algorithm whose interval overlaps the best's; and \
+                     how far behind the runner-up, the best third-party crate (family `crate`) and the \
+                     best standard-library baseline (family `baseline`) are, each ratio with its \
+                     bootstrap interval; those two columns appear when their family ran, and say when \
+                     the best of the family ties with another member."
                         .to_owned(),
                 ),
                 Part::Table(tables::verdict_table(model)),
@@ -80,9 +89,9 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
                 .collect(),
         },
         Section {
-            title: "Summary: relative to the best of each workload (%)".to_owned(),
+            title: "Summary: relative to the best of each workload".to_owned(),
             parts: vec![
-                Part::Text("The same table as a percentage of the column's best (100 % is the best; 250 % is 2.5 times slower).".to_owned()),
+                Part::Text("The same table as the ratio to the column's best median (1.00x is the best; 2.50x is 2.5 times slower), with the harness's 95% bootstrap interval of the ratio; ≈ marks a tie with the best.".to_owned()),
                 Part::Table(tables::summary_table(model, true)),
             ],
         },

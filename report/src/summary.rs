@@ -1,15 +1,19 @@
-//! The numbers behind the summary tables: per workload, the all-in ns per
-//! operation of every algorithm, the best, each one's cost relative to the
-//! best, and the verdict (which design wins and by how much against the
-//! runner-up, the best `crate` algorithm and the best `baseline`).
+//! The numbers behind the summary tables: per workload, the all-in median ns
+//! per operation of every algorithm with its interval, the best, each one's
+//! cost relative to the best (with the harness's bootstrap interval), which
+//! cells are statistically tied with the best, and the verdict (a winner only
+//! when nothing ties with it; the best `crate` algorithm and the best
+//! `baseline`, each with the members of its family it ties with).
 //!
-//! Pure functions over plain values, so the HTML and Markdown writers share
-//! them and the tests need no files.
+//! The report computes no statistics of its own beyond comparing intervals:
+//! the medians, intervals, ratios and `tied_with_best` come from the harness
+//! (`results/README.md`). Pure functions over plain values, so the HTML and
+//! Markdown writers share them and the tests need no files.
 
 use crate::model::Model;
 
 /// The throughput operation the summary ranks by: all time over all timer
-/// operations, expiry included (`results/README.md`).
+/// operations, expiry included, timed as a whole pass (`results/README.md`).
 pub const SUMMARY_OPERATION: &str = "all";
 
 /// The family of third-party crate adapters.
@@ -17,11 +21,45 @@ pub const CRATE_FAMILY: &str = "crate";
 /// The family of standard-library baselines.
 pub const BASELINE_FAMILY: &str = "baseline";
 
-/// One algorithm's cell in the summary: its mean, or why there is none.
+/// A measured cell: the median, its interval, and how it compares with the
+/// workload's best.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    /// Median ns per operation.
+    pub ns: f64,
+    /// The interval of the median.
+    pub ci_low: f64,
+    /// The interval of the median.
+    pub ci_high: f64,
+    /// Whether its interval overlaps the best's.
+    pub tied: bool,
+    /// The bootstrap interval of its ratio to the best, when the harness gave one.
+    pub ratio_ci: Option<(f64, f64)>,
+}
+
+impl Figure {
+    /// A figure with a point interval and no comparison (for tests).
+    pub fn point(ns: f64) -> Self {
+        Self {
+            ns,
+            ci_low: ns,
+            ci_high: ns,
+            tied: false,
+            ratio_ci: None,
+        }
+    }
+
+    /// Whether this interval and `other`'s share a point.
+    pub fn overlaps(&self, other: &Figure) -> bool {
+        self.ci_low <= other.ci_high && other.ci_low <= self.ci_high
+    }
+}
+
+/// One algorithm's cell in the summary: its figure, or why there is none.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cell {
-    /// Measured mean ns per operation.
-    Measured(f64),
+    /// Measured.
+    Measured(Figure),
     /// Skipped by the algorithm's pending limit.
     Skipped,
     /// Not run on this workload (or no row).
@@ -29,10 +67,15 @@ pub enum Cell {
 }
 
 impl Cell {
-    /// The measured value, if any.
+    /// The measured median, if any.
     pub fn value(&self) -> Option<f64> {
+        self.figure().map(|f| f.ns)
+    }
+
+    /// The measured figure, if any.
+    pub fn figure(&self) -> Option<&Figure> {
         match self {
-            Self::Measured(ns) => Some(*ns),
+            Self::Measured(figure) => Some(figure),
             Self::Skipped | Self::Missing => None,
         }
     }
@@ -45,21 +88,47 @@ pub struct Standing {
     pub name: String,
     /// Its family.
     pub family: String,
-    /// Mean ns per operation.
-    pub ns: f64,
+    /// Its figure.
+    pub figure: Figure,
+}
+
+impl Standing {
+    /// Median ns per operation.
+    pub fn ns(&self) -> f64 {
+        self.figure.ns
+    }
+}
+
+/// The best of a family, and the others of the family it cannot be told from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FamilyBest {
+    /// The family's lowest median.
+    pub best: Standing,
+    /// Members of the family whose interval overlaps the best's.
+    pub tied: Vec<Standing>,
 }
 
 /// Who wins a workload, and by how much.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
-    /// The fastest algorithm.
+    /// The lowest median.
     pub best: Standing,
-    /// The second fastest, if two were measured.
+    /// Every other algorithm statistically tied with it (`tied_with_best`); a
+    /// winner is named only when this is empty.
+    pub tied: Vec<Standing>,
+    /// The second lowest median, if two were measured.
     pub runner_up: Option<Standing>,
-    /// The fastest of the `crate` family, if any was measured.
-    pub best_crate: Option<Standing>,
-    /// The fastest of the `baseline` family, if any was measured.
-    pub best_baseline: Option<Standing>,
+    /// The best of the `crate` family, if any was measured.
+    pub best_crate: Option<FamilyBest>,
+    /// The best of the `baseline` family, if any was measured.
+    pub best_baseline: Option<FamilyBest>,
+}
+
+impl Verdict {
+    /// Whether one algorithm wins outright.
+    pub fn has_winner(&self) -> bool {
+        self.tied.is_empty()
+    }
 }
 
 /// The summary cell of every algorithm (in display order) on `workload`.
@@ -69,12 +138,21 @@ pub fn cells(model: &Model, workload: &str) -> Vec<Cell> {
         .iter()
         .map(|a| {
             if model.skipped(&a.name, workload) {
-                Cell::Skipped
-            } else {
-                model
-                    .mean_ns(&a.name, workload, SUMMARY_OPERATION)
-                    .map_or(Cell::Missing, Cell::Measured)
+                return Cell::Skipped;
             }
+            let Some(row) = model.throughput_row(&a.name, workload, SUMMARY_OPERATION) else {
+                return Cell::Missing;
+            };
+            let Some(ns) = row.median_ns else {
+                return Cell::Missing;
+            };
+            Cell::Measured(Figure {
+                ns,
+                ci_low: row.ci_low_ns.unwrap_or(ns),
+                ci_high: row.ci_high_ns.unwrap_or(ns),
+                tied: row.tied_with_best.unwrap_or(false),
+                ratio_ci: row.ratio_ci_low.zip(row.ratio_ci_high),
+            })
         })
         .collect()
 }
@@ -112,20 +190,37 @@ pub fn verdict(entries: &[(&str, &str, Cell)]) -> Option<Verdict> {
     let mut measured: Vec<Standing> = entries
         .iter()
         .filter_map(|(name, family, cell)| {
-            cell.value().map(|ns| Standing {
+            cell.figure().map(|figure| Standing {
                 name: (*name).to_owned(),
                 family: (*family).to_owned(),
-                ns,
+                figure: figure.clone(),
             })
         })
         .collect();
-    measured.sort_by(|a, b| a.ns.total_cmp(&b.ns).then_with(|| a.name.cmp(&b.name)));
-    let best_of = |family: &str| measured.iter().find(|s| s.family == family).cloned();
+    measured.sort_by(|a, b| a.ns().total_cmp(&b.ns()).then_with(|| a.name.cmp(&b.name)));
+    let best = measured.first()?.clone();
+    let best_of = |family: &str| {
+        let members: Vec<&Standing> = measured.iter().filter(|s| s.family == family).collect();
+        let (first, rest) = members.split_first()?;
+        Some(FamilyBest {
+            best: (*first).clone(),
+            tied: rest
+                .iter()
+                .filter(|s| s.figure.overlaps(&first.figure))
+                .map(|s| (*s).clone())
+                .collect(),
+        })
+    };
     Some(Verdict {
+        tied: measured[1..]
+            .iter()
+            .filter(|s| s.figure.tied)
+            .cloned()
+            .collect(),
         best_crate: best_of(CRATE_FAMILY),
         best_baseline: best_of(BASELINE_FAMILY),
         runner_up: measured.get(1).cloned(),
-        best: measured.first()?.clone(),
+        best,
     })
 }
 
@@ -141,14 +236,33 @@ pub fn workload_verdict(model: &Model, workload: &str) -> Option<Verdict> {
     verdict(&entries)
 }
 
-/// How `other` compares with the winner, as a phrase: "2.41x slower", or
-/// "the winner" when it is the winner.
+/// How `other` compares with the best, as a phrase: "2.41x [2.30, 2.52]
+/// slower", "1.03x, tied with the best" when their intervals overlap, or "the
+/// best" when it is the best.
 pub fn ratio_phrase(best: &Standing, other: &Standing) -> String {
     if other.name == best.name {
-        "the winner".to_owned()
-    } else {
-        format!("{:.2}x slower", other.ns / best.ns)
+        return "the best".to_owned();
     }
+    let ratio = other.ns() / best.ns();
+    let interval = other
+        .figure
+        .ratio_ci
+        .map_or_else(String::new, |(lo, hi)| format!(" [{lo:.2}, {hi:.2}]"));
+    if other.figure.tied {
+        format!("{ratio:.2}x{interval}, tied with the best")
+    } else {
+        format!("{ratio:.2}x{interval} slower")
+    }
+}
+
+/// A median with its interval: "19.0 [18.7, 19.4]".
+pub fn format_interval(figure: &Figure) -> String {
+    format!(
+        "{} [{}, {}]",
+        format_ns(figure.ns),
+        format_ns(figure.ci_low),
+        format_ns(figure.ci_high)
+    )
 }
 
 /// A nanosecond figure with precision that suits its size.
@@ -183,9 +297,9 @@ mod tests {
     fn best_ignores_skipped_and_missing() {
         let cells = [
             Cell::Skipped,
-            Cell::Measured(30.0),
+            Cell::Measured(Figure::point(30.0)),
             Cell::Missing,
-            Cell::Measured(20.0),
+            Cell::Measured(Figure::point(20.0)),
         ];
         assert_eq!(best(&cells), Some(20.0));
         assert_eq!(best(&[Cell::Skipped]), None);
@@ -197,33 +311,91 @@ mod tests {
         assert_eq!(percent_of_best(20.0, 20.0), 100.0);
     }
 
+    /// A measured cell with interval `[lo, hi]` around `ns`.
+    fn cell(ns: f64, lo: f64, hi: f64, tied: bool) -> Cell {
+        Cell::Measured(Figure {
+            ns,
+            ci_low: lo,
+            ci_high: hi,
+            tied,
+            ratio_ci: None,
+        })
+    }
+
     #[test]
     fn verdict_names_winner_runner_up_crate_and_baseline() {
         let entries = [
-            ("heap", "seed", Cell::Measured(40.0)),
-            ("wheel", "modern", Cell::Measured(10.0)),
-            ("tokio", "crate", Cell::Measured(25.0)),
-            ("btree", "baseline", Cell::Measured(80.0)),
+            ("heap", "seed", cell(40.0, 38.0, 42.0, false)),
+            ("wheel", "modern", cell(10.0, 9.5, 10.5, true)),
+            ("tokio", "crate", cell(25.0, 24.0, 26.0, false)),
+            ("btree", "baseline", cell(80.0, 78.0, 82.0, false)),
             ("list", "seed", Cell::Skipped),
         ];
         let v = verdict(&entries).unwrap();
+        assert!(v.has_winner());
         assert_eq!(v.best.name, "wheel");
         assert_eq!(v.runner_up.as_ref().unwrap().name, "tokio");
         assert_eq!(
             ratio_phrase(&v.best, v.runner_up.as_ref().unwrap()),
             "2.50x slower"
         );
-        assert_eq!(v.best_crate.unwrap().name, "tokio");
-        assert_eq!(v.best_baseline.unwrap().ns, 80.0);
+        let best_crate = v.best_crate.unwrap();
+        assert_eq!(best_crate.best.name, "tokio");
+        assert!(best_crate.tied.is_empty());
+        assert_eq!(v.best_baseline.unwrap().best.ns(), 80.0);
+    }
+
+    #[test]
+    fn a_tie_names_no_winner() {
+        let entries = [
+            ("heap", "seed", cell(10.4, 9.9, 11.0, true)),
+            ("wheel", "modern", cell(10.0, 9.5, 10.5, true)),
+            ("tokio", "crate", cell(25.0, 24.0, 26.0, false)),
+            ("nexus", "crate", cell(25.5, 25.2, 27.0, false)),
+        ];
+        let v = verdict(&entries).unwrap();
+        assert!(!v.has_winner());
+        assert_eq!(v.best.name, "wheel");
+        assert_eq!(v.tied.len(), 1);
+        assert_eq!(v.tied[0].name, "heap");
+        assert_eq!(
+            ratio_phrase(&v.best, &v.tied[0]),
+            "1.04x, tied with the best"
+        );
+        // Within a family, ties are interval overlaps.
+        let crates = v.best_crate.unwrap();
+        assert_eq!(crates.best.name, "tokio");
+        assert_eq!(crates.tied.len(), 1);
+        assert_eq!(crates.tied[0].name, "nexus");
     }
 
     #[test]
     fn verdict_without_families_or_measurements() {
-        let only = [("heap", "seed", Cell::Measured(40.0))];
+        let only = [("heap", "seed", Cell::Measured(Figure::point(40.0)))];
         let v = verdict(&only).unwrap();
         assert!(v.runner_up.is_none() && v.best_crate.is_none() && v.best_baseline.is_none());
-        assert_eq!(ratio_phrase(&v.best, &v.best), "the winner");
+        assert_eq!(ratio_phrase(&v.best, &v.best), "the best");
         assert!(verdict(&[("list", "seed", Cell::Skipped)]).is_none());
+    }
+
+    #[test]
+    fn intervals_and_ratio_intervals_format() {
+        let mut figure = Figure::point(19.04);
+        figure.ci_low = 18.7;
+        figure.ci_high = 19.44;
+        assert_eq!(format_interval(&figure), "19.0 [18.7, 19.4]");
+        figure.ratio_ci = Some((1.3, 1.41));
+        let best = Standing {
+            name: "a".to_owned(),
+            family: "seed".to_owned(),
+            figure: Figure::point(10.0),
+        };
+        let other = Standing {
+            name: "b".to_owned(),
+            family: "seed".to_owned(),
+            figure,
+        };
+        assert_eq!(ratio_phrase(&best, &other), "1.90x [1.30, 1.41] slower");
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! never zero.
 
 use crate::model::{Model, Rgb, hex};
-use crate::summary::{self, Cell, format_count, format_ns, percent_of_best, ratio_phrase};
+use crate::summary::{
+    self, Cell, format_count, format_interval, format_ns, percent_of_best, ratio_phrase,
+};
 
 /// Text shown for a run skipped by its pending limit.
 pub const SKIPPED: &str = "skipped";
@@ -183,24 +185,39 @@ fn workload_headers(model: &Model) -> Vec<String> {
         .collect()
 }
 
-/// The all-in ns per operation, algorithm x workload, heat-coloured by the
-/// ratio to the column's best, the best highlighted. With `relative`, the
-/// cells show the percentage of the best instead of nanoseconds.
+/// The mark on a cell statistically tied with its column's best.
+pub const TIE_MARK: &str = "≈";
+
+/// The all-in median ns per operation with its interval, algorithm x
+/// workload, heat-coloured by the ratio to the column's best, the best
+/// highlighted and every cell tied with it marked [`TIE_MARK`]. With
+/// `relative`, the cells show the ratio to the best with its bootstrap
+/// interval instead.
 pub fn summary_table(model: &Model, relative: bool) -> Table {
     let columns = summary::columns(model);
     let rows = family_rows(model, |i| {
         columns
             .iter()
             .map(|(cells, best)| match (&cells[i], best) {
-                (Cell::Measured(ns), Some(best)) => {
-                    let percent = percent_of_best(*ns, *best);
+                (Cell::Measured(figure), Some(best)) => {
+                    let percent = percent_of_best(figure.ns, *best);
+                    let is_best = figure.ns == *best;
+                    let mark = if figure.tied && !is_best {
+                        format!(" {TIE_MARK}")
+                    } else {
+                        String::new()
+                    };
+                    let text = if relative {
+                        let interval = figure
+                            .ratio_ci
+                            .map_or_else(String::new, |(lo, hi)| format!(" [{lo:.2}, {hi:.2}]"));
+                        format!("{:.2}x{interval}{mark}", percent / 100.0)
+                    } else {
+                        format!("{}{mark}", format_interval(figure))
+                    };
                     TableCell {
-                        text: if relative {
-                            format!("{percent:.0} %")
-                        } else {
-                            format_ns(*ns)
-                        },
-                        best: *ns == *best,
+                        text,
+                        best: is_best,
                         percent: Some(percent),
                     }
                 }
@@ -216,9 +233,9 @@ pub fn summary_table(model: &Model, relative: bool) -> Table {
     }
 }
 
-/// Per workload: the winner, its ns per operation, and how the runner-up,
-/// the best `crate` algorithm and the best `baseline` compare (those two
-/// columns only when the family ran).
+/// Per workload: the winner (or the tie), its median with its interval, and
+/// how the runner-up, the best `crate` algorithm and the best `baseline`
+/// compare (those two columns only when the family ran).
 pub fn verdict_table(model: &Model) -> Table {
     let label = |name: &str| {
         model
@@ -227,16 +244,24 @@ pub fn verdict_table(model: &Model) -> Table {
             .find(|a| a.name == name)
             .map_or_else(|| name.to_owned(), crate::model::Algorithm::label)
     };
-    let phrase = |best: &summary::Standing, other: &Option<summary::Standing>| {
-        other.as_ref().map_or_else(
+    let phrase = |best: &summary::Standing, other: &summary::Standing| {
+        format!(
+            "{} ({}, {} ns)",
+            label(&other.name),
+            ratio_phrase(best, other),
+            format_interval(&other.figure)
+        )
+    };
+    let family_phrase = |best: &summary::Standing, family: &Option<summary::FamilyBest>| {
+        family.as_ref().map_or_else(
             || MISSING.to_owned(),
-            |o| {
-                format!(
-                    "{} ({}, {} ns)",
-                    label(&o.name),
-                    ratio_phrase(best, o),
-                    format_ns(o.ns)
-                )
+            |f| {
+                let mut text = phrase(best, &f.best);
+                if !f.tied.is_empty() {
+                    let names: Vec<String> = f.tied.iter().map(|s| label(&s.name)).collect();
+                    text.push_str(&format!("; tie within noise with {}", names.join(", ")));
+                }
+                text
             },
         )
     };
@@ -245,7 +270,12 @@ pub fn verdict_table(model: &Model) -> Table {
         has_family(summary::CRATE_FAMILY),
         has_family(summary::BASELINE_FAMILY),
     );
-    let mut headers = vec!["workload", "winner (family)", "winner ns/op", "runner-up"];
+    let mut headers = vec![
+        "workload",
+        "winner (family)",
+        "median ns/op [interval]",
+        "runner-up",
+    ];
     if crates {
         headers.push("best crate");
     }
@@ -259,18 +289,24 @@ pub fn verdict_table(model: &Model) -> Table {
             let mut cells = vec![TableCell::plain(w.clone())];
             match summary::workload_verdict(model, w) {
                 Some(v) => {
-                    cells.push(TableCell::plain(format!(
-                        "{} ({})",
-                        label(&v.best.name),
-                        v.best.family
-                    )));
-                    cells.push(TableCell::plain(format_ns(v.best.ns)));
-                    cells.push(TableCell::plain(phrase(&v.best, &v.runner_up)));
+                    let winner = format!("{} ({})", label(&v.best.name), v.best.family);
+                    cells.push(TableCell::plain(if v.has_winner() {
+                        winner
+                    } else {
+                        let others: Vec<String> = v.tied.iter().map(|s| label(&s.name)).collect();
+                        format!("tie within noise: {winner}, {}", others.join(", "))
+                    }));
+                    cells.push(TableCell::plain(format_interval(&v.best.figure)));
+                    cells.push(TableCell::plain(
+                        v.runner_up
+                            .as_ref()
+                            .map_or_else(|| MISSING.to_owned(), |r| phrase(&v.best, r)),
+                    ));
                     if crates {
-                        cells.push(TableCell::plain(phrase(&v.best, &v.best_crate)));
+                        cells.push(TableCell::plain(family_phrase(&v.best, &v.best_crate)));
                     }
                     if baselines {
-                        cells.push(TableCell::plain(phrase(&v.best, &v.best_baseline)));
+                        cells.push(TableCell::plain(family_phrase(&v.best, &v.best_baseline)));
                     }
                 }
                 None => {
@@ -455,6 +491,35 @@ pub fn metadata_table(model: &Model) -> Table {
         ),
         ("date (UTC)", m.date_utc.clone()),
         ("run time", format!("{:.1} s", m.wall_seconds)),
+        (
+            "host contention (steal)",
+            m.steal_seconds.map_or_else(
+                || "not measured".to_owned(),
+                |s| format!("{s:.1} s of CPU taken by the hypervisor during the run"),
+            ),
+        ),
+        (
+            "repetitions",
+            format!("{} per timed pass, interleaved", m.repetitions),
+        ),
+        ("interval of a median", m.statistics.median_ci.clone()),
+        ("interval of a ratio", m.statistics.ratio_ci.clone()),
+        ("ties", m.statistics.tie_rule.clone()),
+        (
+            "per-kind split",
+            format!(
+                "batched passes; flagged where their total strays more than {:.0}% from the whole pass's",
+                m.statistics.consistency_tolerance * 100.0
+            ),
+        ),
+        (
+            "replay loop's own cost (in every all-in figure; not subtracted)",
+            m.replay_overhead
+                .iter()
+                .map(|o| format!("{} {} ns", o.workload, format_ns(o.ns_per_op)))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
     ];
     Table {
         numeric: false,

@@ -95,12 +95,12 @@ fn edit_line(file: &Path, line: usize, edit: impl Fn(&str) -> String) {
 fn wrong_schema_version_in_a_row_names_file_and_line() {
     let results = copy_fixture("wrong-version");
     edit_line(&results.join("throughput.csv"), 5, |l| {
-        l.replacen("2,", "3,", 1)
+        l.replacen("3,", "2,", 1)
     });
     let out = report(&results);
     assert_input_error(
         &out,
-        &["throughput.csv:5:", "schema_version is \"3\"", "version 2"],
+        &["throughput.csv:5:", "schema_version is \"2\"", "version 3"],
     );
 }
 
@@ -121,11 +121,11 @@ fn wrong_metadata_version_is_refused() {
     let text = fs::read_to_string(&path).unwrap();
     fs::write(
         &path,
-        text.replacen("\"schema_version\": 2", "\"schema_version\": 1", 1),
+        text.replacen("\"schema_version\": 3", "\"schema_version\": 1", 1),
     )
     .unwrap();
     let out = report(&results);
-    assert_input_error(&out, &["metadata.json", "schema_version is 1", "version 2"]);
+    assert_input_error(&out, &["metadata.json", "schema_version is 1", "version 3"]);
 }
 
 #[test]
@@ -155,14 +155,38 @@ fn file_cut_at_a_line_boundary_is_caught_by_the_cross_check() {
 #[test]
 fn non_numeric_field_names_column_value_and_line() {
     let results = copy_fixture("non-numeric");
-    // Column 9 of throughput.csv is mean_ns.
+    // Column 10 of throughput.csv is median_ns.
     edit_line(&results.join("throughput.csv"), 3, |l| {
         let mut fields: Vec<&str> = l.split(',').collect();
-        fields[8] = "fast";
+        fields[9] = "fast";
         fields.join(",")
     });
     let out = report(&results);
-    assert_input_error(&out, &["throughput.csv:3:", "`mean_ns`", "\"fast\""]);
+    assert_input_error(&out, &["throughput.csv:3:", "`median_ns`", "\"fast\""]);
+}
+
+#[test]
+fn a_missing_repetitions_file_is_named() {
+    let results = copy_fixture("no-repetitions");
+    fs::remove_file(results.join("repetitions.csv")).unwrap();
+    let out = report(&results);
+    assert_input_error(&out, &["repetitions.csv"]);
+}
+
+#[test]
+fn an_unknown_tie_flag_names_the_column() {
+    let results = copy_fixture("tie-flag");
+    // The last column of throughput.csv is tied_with_best; line 2 is an `all` row.
+    edit_line(&results.join("throughput.csv"), 2, |l| {
+        let mut fields: Vec<&str> = l.split(',').collect();
+        *fields.last_mut().unwrap() = "maybe";
+        fields.join(",")
+    });
+    let out = report(&results);
+    assert_input_error(
+        &out,
+        &["throughput.csv:2:", "`tied_with_best`", "\"maybe\""],
+    );
 }
 
 #[test]
@@ -173,7 +197,7 @@ fn bad_input_leaves_the_previous_report_untouched() {
     let before = fs::read_to_string(dir.join("index.html")).unwrap();
     let files_before = listing(&dir);
     edit_line(&results.join("latency.csv"), 2, |l| {
-        l.replacen("2,", "9,", 1)
+        l.replacen("3,", "9,", 1)
     });
     let out = report(&results);
     assert_input_error(&out, &["latency.csv:2:"]);

@@ -1,0 +1,227 @@
+//! The cross-check of the headline: the same operations replayed through the
+//! same algorithm by a plain loop, with none of the harness's machinery.
+//!
+//! [`plain_loop`] is what a user would write to drive a timer queue from a list
+//! of operations: an event loop that sleeps until the earlier of its next
+//! operation and the queue's next expiry, keeps its handles in a `Vec`, and
+//! hands fired timers on. It shares no code with `crate::replay` (no hooks, no
+//! driver state, no buffers struct), so that a cost the harness adds by
+//! accident shows up as a difference between the two.
+//!
+//! `timerbench crosscheck` ([`CrossCheck`]) times both, as whole passes over the
+//! measured phase on fresh prefilled queues, alternating in a seeded random
+//! order, and prints the ratio of their medians per (algorithm, workload). The
+//! README quotes a run of it; `make crosscheck` reproduces it.
+
+use std::time::Instant;
+
+use algorithms::registry::{AlgorithmVisitor, Payload};
+use algorithms::{Algorithm, Expired, Handle, TimerQueue};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use workloads::{Op, Tape};
+
+use crate::bench::Prepared;
+use crate::passes::{Untimed, elapsed_ns};
+use crate::replay::{Buffers, Driver, prefilled, replay_measured};
+use crate::stats;
+
+/// Replays `tape.ops[from..]` and the advance to the tape's end into `queue`
+/// as a plain event loop, `handles` holding the handle of every timer inserted
+/// before (by timer number). Returns the number of timers fired.
+pub fn plain_loop<Q: TimerQueue<Payload>>(
+    queue: &mut Q,
+    tape: &Tape,
+    from: usize,
+    handles: &mut Vec<Handle>,
+    fired: &mut Vec<Expired<Payload>>,
+) -> u64 {
+    let mut count = 0;
+    let mut i = from;
+    let ops = &tape.ops;
+    loop {
+        let until = ops.get(i).map_or(tape.end, |op| op.at);
+        // Sleep until the next operation, waking for every expiry before it.
+        while let Some(next) = queue.next_expiry().filter(|&next| next < until) {
+            queue.advance(next.max(queue.now()), fired);
+            count += fired.len() as u64;
+            std::hint::black_box(fired.as_slice());
+            fired.clear();
+        }
+        queue.advance(until, fired);
+        count += fired.len() as u64;
+        std::hint::black_box(fired.as_slice());
+        fired.clear();
+        if i == ops.len() {
+            return count;
+        }
+        while let Some(op) = ops.get(i).filter(|op| op.at == until) {
+            match op.op {
+                Op::Insert { timer, deadline } => {
+                    handles.push(queue.insert(deadline, Payload::from(timer)));
+                }
+                Op::Cancel { timer } => {
+                    std::hint::black_box(queue.cancel(handles[timer as usize]));
+                }
+                Op::Reschedule { timer, deadline } => {
+                    if let Some(moved) = queue.reschedule(handles[timer as usize], deadline) {
+                        handles[timer as usize] = moved;
+                    }
+                }
+            }
+            i += 1;
+        }
+        // A timer inserted already due fires in this tick.
+        while queue.next_expiry().is_some_and(|next| next <= until) {
+            queue.advance(until, fired);
+            count += fired.len() as u64;
+            std::hint::black_box(fired.as_slice());
+            fired.clear();
+        }
+    }
+}
+
+/// One (algorithm, workload) of the cross-check.
+#[derive(Clone, Debug)]
+pub struct CrossCheckRow {
+    /// The algorithm.
+    pub algorithm: &'static str,
+    /// Median ns per measured operation of the harness's whole pass.
+    pub harness_ns: f64,
+    /// Median ns per measured operation of the plain loop.
+    pub plain_ns: f64,
+    /// Timers the plain loop fired in the measured phase, and the harness's
+    /// verification said the algorithm fires (prefilled ones included) - they
+    /// are compared by the caller only as a sanity check of the plain loop.
+    pub plain_fired: u64,
+}
+
+/// Times the harness's whole pass and the plain loop for every algorithm in
+/// `selected` on `prepared` (event driver), `repeat` times each, alternating
+/// in an order drawn from `seed`.
+pub struct CrossCheck<'a> {
+    /// The workload.
+    pub prepared: &'a Prepared,
+    /// Algorithms to check.
+    pub selected: &'a [String],
+    /// Repetitions of each side.
+    pub repeat: u32,
+    /// Seed of the order.
+    pub seed: u64,
+    /// One row per checked algorithm.
+    pub rows: Vec<CrossCheckRow>,
+}
+
+impl AlgorithmVisitor for CrossCheck<'_> {
+    fn visit<Q: Algorithm + TimerQueue<Payload> + 'static>(&mut self) {
+        if !self.selected.iter().any(|name| name == Q::NAME) {
+            return;
+        }
+        let (_, max_pending) = self.prepared.reference_for::<Q>(Driver::Event);
+        if max_pending > Q::PENDING_LIMIT {
+            return;
+        }
+        let tape = &self.prepared.tape;
+        let ops = (tape.ops.len() - tape.prefill).max(1) as f64;
+        let mut buffers = Buffers::with_capacity(tape.timers as usize, max_pending);
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        let (mut harness, mut plain) = (Vec::new(), Vec::new());
+        let mut plain_fired = 0;
+        for _ in 0..self.repeat {
+            let plain_first: bool = rng.random();
+            for side in [plain_first, !plain_first] {
+                let mut queue: Q =
+                    prefilled(tape, Driver::Event, max_pending, &mut buffers, &mut Untimed);
+                if side {
+                    let (handles, out) = (&mut buffers.handles, &mut buffers.out);
+                    let start = Instant::now();
+                    plain_fired = plain_loop(&mut queue, tape, tape.prefill, handles, out);
+                    plain.push(elapsed_ns(start, Instant::now()) as f64 / ops);
+                } else {
+                    let start = Instant::now();
+                    replay_measured(&mut queue, tape, Driver::Event, &mut buffers, &mut Untimed);
+                    harness.push(elapsed_ns(start, Instant::now()) as f64 / ops);
+                }
+            }
+        }
+        let median = |values: &[f64]| stats::summarise(values).map_or(f64::NAN, |s| s.median);
+        self.rows.push(CrossCheckRow {
+            algorithm: Q::NAME,
+            harness_ns: median(&harness),
+            plain_ns: median(&plain),
+            plain_fired,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::Verify;
+    use algorithms::binary_heap::IndexedBinaryHeap;
+    use algorithms::bitmap_wheel::BitmapWheel;
+    use workloads::Scale;
+
+    /// Timers fired in the measured phase by the harness's own replay.
+    fn harness_fired<Q: Algorithm + TimerQueue<Payload>>(prepared: &Prepared) -> u64 {
+        let tape = &prepared.tape;
+        let mut buffers = Buffers::with_capacity(tape.timers as usize, prepared.max_pending);
+        let mut verify = Verify::new(tape.timers as usize);
+        let mut queue: Q = prefilled(tape, Driver::Event, 0, &mut buffers, &mut verify);
+        let before = verify.fired;
+        replay_measured(&mut queue, tape, Driver::Event, &mut buffers, &mut verify);
+        verify.fired - before
+    }
+
+    #[test]
+    fn the_plain_loop_fires_what_the_harness_fires() {
+        for spec in workloads::builtins(Scale::Small).into_iter().take(4) {
+            let prepared = Prepared::new(spec.generate(3), Driver::Event);
+            let tape = &prepared.tape;
+            let mut buffers = Buffers::default();
+            let mut queue: BitmapWheel<Payload> =
+                prefilled(tape, Driver::Event, 0, &mut buffers, &mut Untimed);
+            let fired = plain_loop(
+                &mut queue,
+                tape,
+                tape.prefill,
+                &mut buffers.handles,
+                &mut buffers.out,
+            );
+            assert_eq!(
+                fired,
+                harness_fired::<BitmapWheel<Payload>>(&prepared),
+                "{}",
+                tape.name
+            );
+            assert_eq!(queue.now(), tape.end);
+        }
+    }
+
+    #[test]
+    fn a_cross_check_row_per_selected_algorithm() {
+        let spec = workloads::builtins(Scale::Small)
+            .into_iter()
+            .next()
+            .expect("a built-in");
+        let prepared = Prepared::new(spec.generate(3), Driver::Event);
+        let selected = vec!["binary-heap".to_owned()];
+        let mut check = CrossCheck {
+            prepared: &prepared,
+            selected: &selected,
+            repeat: 2,
+            seed: 1,
+            rows: Vec::new(),
+        };
+        check.visit::<IndexedBinaryHeap<Payload>>();
+        check.visit::<BitmapWheel<Payload>>();
+        assert_eq!(check.rows.len(), 1);
+        let row = &check.rows[0];
+        assert_eq!(row.algorithm, "binary-heap");
+        assert!(row.harness_ns > 0.0 && row.plain_ns > 0.0);
+        assert_eq!(
+            row.plain_fired,
+            harness_fired::<IndexedBinaryHeap<Payload>>(&prepared)
+        );
+    }
+}
