@@ -39,14 +39,17 @@ pub fn plain_loop<Q: TimerQueue<Payload>>(
     let mut count = 0;
     let mut i = from;
     let ops = &tape.ops;
+    // An event loop asks for the next expiry once per wakeup, before it sleeps.
+    let mut next = queue.next_expiry();
     loop {
         let until = ops.get(i).map_or(tape.end, |op| op.at);
         // Sleep until the next operation, waking for every expiry before it.
-        while let Some(next) = queue.next_expiry().filter(|&next| next < until) {
-            queue.advance(next.max(queue.now()), fired);
+        while let Some(due) = next.filter(|&due| due < until) {
+            queue.advance(due.max(queue.now()), fired);
             count += fired.len() as u64;
             std::hint::black_box(fired.as_slice());
             fired.clear();
+            next = queue.next_expiry();
         }
         queue.advance(until, fired);
         count += fired.len() as u64;
@@ -72,11 +75,13 @@ pub fn plain_loop<Q: TimerQueue<Payload>>(
             i += 1;
         }
         // A timer inserted already due fires in this tick.
-        while queue.next_expiry().is_some_and(|next| next <= until) {
+        next = queue.next_expiry();
+        while next.is_some_and(|due| due <= until) {
             queue.advance(until, fired);
             count += fired.len() as u64;
             std::hint::black_box(fired.as_slice());
             fired.clear();
+            next = queue.next_expiry();
         }
     }
 }
