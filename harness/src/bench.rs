@@ -716,6 +716,42 @@ mod tests {
     use algorithms::sorted_list::SortedList;
     use workloads::Scale;
 
+    /// Implements `TimerQueue` for a test wrapper around an `IndexedBinaryHeap`
+    /// by handing every call to the heap: the wrappers differ only in their
+    /// `Algorithm` declarations and, where given, in what an insert does.
+    macro_rules! delegates_to_heap {
+        ($wrapper:ty) => {
+            delegates_to_heap!($wrapper, |heap, deadline, payload| heap
+                .insert(deadline, payload));
+        };
+        ($wrapper:ty, |$heap:ident, $deadline:ident, $payload:ident| $insert:expr) => {
+            impl TimerQueue<Payload> for $wrapper {
+                fn insert(&mut self, $deadline: Tick, $payload: Payload) -> Handle {
+                    let $heap = &mut self.0;
+                    $insert
+                }
+                fn cancel(&mut self, handle: Handle) -> Option<Payload> {
+                    self.0.cancel(handle)
+                }
+                fn advance(&mut self, now: Tick, out: &mut Vec<Expired<Payload>>) {
+                    self.0.advance(now, out);
+                }
+                fn next_expiry(&self) -> Option<Tick> {
+                    self.0.next_expiry()
+                }
+                fn now(&self) -> Tick {
+                    self.0.now()
+                }
+                fn len(&self) -> usize {
+                    self.0.len()
+                }
+                fn counters(&self) -> Counters {
+                    self.0.counters()
+                }
+            }
+        };
+    }
+
     /// A heap that declares room for no timer: every workload skips it.
     struct NoRoom(IndexedBinaryHeap<Payload>);
 
@@ -732,29 +768,7 @@ mod tests {
         }
     }
 
-    impl TimerQueue<Payload> for NoRoom {
-        fn insert(&mut self, deadline: Tick, payload: Payload) -> Handle {
-            self.0.insert(deadline, payload)
-        }
-        fn cancel(&mut self, handle: Handle) -> Option<Payload> {
-            self.0.cancel(handle)
-        }
-        fn advance(&mut self, now: Tick, out: &mut Vec<Expired<Payload>>) {
-            self.0.advance(now, out);
-        }
-        fn next_expiry(&self) -> Option<Tick> {
-            self.0.next_expiry()
-        }
-        fn now(&self) -> Tick {
-            self.0.now()
-        }
-        fn len(&self) -> usize {
-            self.0.len()
-        }
-        fn counters(&self) -> Counters {
-            self.0.counters()
-        }
-    }
+    delegates_to_heap!(NoRoom);
 
     /// A heap that silently loses timer 3: what a subtly wrong algorithm does.
     struct LosesATimer(IndexedBinaryHeap<Payload>);
@@ -771,33 +785,13 @@ mod tests {
         }
     }
 
-    impl TimerQueue<Payload> for LosesATimer {
-        fn insert(&mut self, deadline: Tick, payload: Payload) -> Handle {
-            let handle = self.0.insert(deadline, payload);
-            if payload == 3 {
-                self.0.cancel(handle);
-            }
-            handle
+    delegates_to_heap!(LosesATimer, |heap, deadline, payload| {
+        let handle = heap.insert(deadline, payload);
+        if payload == 3 {
+            heap.cancel(handle);
         }
-        fn cancel(&mut self, handle: Handle) -> Option<Payload> {
-            self.0.cancel(handle)
-        }
-        fn advance(&mut self, now: Tick, out: &mut Vec<Expired<Payload>>) {
-            self.0.advance(now, out);
-        }
-        fn next_expiry(&self) -> Option<Tick> {
-            self.0.next_expiry()
-        }
-        fn now(&self) -> Tick {
-            self.0.now()
-        }
-        fn len(&self) -> usize {
-            self.0.len()
-        }
-        fn counters(&self) -> Counters {
-            self.0.counters()
-        }
-    }
+        handle
+    });
 
     /// A heap that declares itself one tick late but fires on time: an inexact
     /// algorithm whose behaviour does not match its declared due ticks.
@@ -826,29 +820,7 @@ mod tests {
         }
     }
 
-    impl TimerQueue<Payload> for BreaksItsDeclaration {
-        fn insert(&mut self, deadline: Tick, payload: Payload) -> Handle {
-            self.0.insert(deadline, payload)
-        }
-        fn cancel(&mut self, handle: Handle) -> Option<Payload> {
-            self.0.cancel(handle)
-        }
-        fn advance(&mut self, now: Tick, out: &mut Vec<Expired<Payload>>) {
-            self.0.advance(now, out);
-        }
-        fn next_expiry(&self) -> Option<Tick> {
-            self.0.next_expiry()
-        }
-        fn now(&self) -> Tick {
-            self.0.now()
-        }
-        fn len(&self) -> usize {
-            self.0.len()
-        }
-        fn counters(&self) -> Counters {
-            self.0.counters()
-        }
-    }
+    delegates_to_heap!(BreaksItsDeclaration);
 
     fn small_uniform() -> Prepared {
         let spec = workloads::builtins(Scale::Small)

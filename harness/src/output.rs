@@ -366,7 +366,7 @@ impl Rows {
         let batch_over_whole = batch_over_whole(&m.whole, &m.batched);
         let consistent = batch_over_whole.map(|ratio| (ratio - 1.0).abs() <= CONSISTENCY_TOLERANCE);
         let first = m.batched.first().map(|rep| rep.value).unwrap_or_default();
-        let per_kind = |total: fn(&Batches) -> (u64, u64)| -> Vec<f64> {
+        let per_kind = |total: &dyn Fn(&Batches) -> (u64, u64)| -> Vec<f64> {
             m.batched
                 .iter()
                 .map(|rep| {
@@ -375,40 +375,23 @@ impl Rows {
                 })
                 .collect()
         };
+        // A row per kind, then `expire`: the advances' time over the timers
+        // they fired.
         let advance = Kind::Advance as usize;
-        let kinds: [KindRow; KIND_ROWS] = [
-            (
-                "insert",
-                |b| kind_total(b, Kind::Insert),
-                first.count[0],
-                first.batches[0],
-            ),
-            (
-                "cancel",
-                |b| kind_total(b, Kind::Cancel),
-                first.count[1],
-                first.batches[1],
-            ),
-            (
-                "reschedule",
-                |b| kind_total(b, Kind::Reschedule),
-                first.count[3],
-                first.batches[3],
-            ),
-            (
-                "advance",
-                |b| kind_total(b, Kind::Advance),
-                first.count[advance],
-                first.batches[advance],
-            ),
-            ("expire", expire_total, first.fired, first.batches[advance]),
-        ];
-        for (operation, total, count, batches) in kinds {
+        let kinds = Kind::ALL
+            .into_iter()
+            .map(|kind| {
+                let i = kind as usize;
+                (kind.name(), Some(kind), first.count[i], first.batches[i])
+            })
+            .chain([("expire", None, first.fired, first.batches[advance])]);
+        for (operation, kind, count, batches) in kinds {
+            let total = |b: &Batches| kind.map_or_else(|| expire_total(b), |k| kind_total(b, k));
             let mut kind_row = row(
                 operation,
                 "batched",
                 count,
-                &per_kind(total),
+                &per_kind(&total),
                 batches as f64 / count.max(1) as f64,
             );
             kind_row.batch_over_whole = batch_over_whole;
@@ -537,13 +520,6 @@ impl Rows {
         })
     }
 }
-
-/// One per-kind row's recipe: (operation, its (ns, count) in a batched pass,
-/// count, clock boundaries).
-type KindRow = (&'static str, fn(&Batches) -> (u64, u64), u64, u64);
-
-/// Rows per cell in `throughput.csv` besides `all`.
-const KIND_ROWS: usize = 5;
 
 /// How a cell compares with its workload's best.
 #[derive(Clone, Copy, Debug)]
