@@ -267,11 +267,11 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         progress.set_message(format!("{workload}: reference model"));
         let prepared = Prepared::new(tape, driver);
         let facts = tape_facts(&prepared);
-        let workload_seed = mix(args.seed ^ mix(name_hash(&workload)));
+        let plan_seed = workload_seed(args.seed, &workload);
         let settings = bench::Settings {
             driver,
             repeat: args.repeat,
-            plan_seed: workload_seed,
+            plan_seed,
         };
         let mut on_step = |step: Step<'_>| {
             match step {
@@ -308,7 +308,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
             scale: scale_name.clone(),
             driver: driver.name().to_owned(),
         };
-        rows.add_workload(&key, &facts, &result.results, floor, workload_seed);
+        rows.add_workload(&key, &facts, &result.results, floor, plan_seed);
         let measured_ops = facts.inserts + facts.cancels + facts.reschedules;
         let per_op: Vec<f64> = result
             .overhead
@@ -406,11 +406,21 @@ fn crosscheck(args: CrosscheckArgs) -> Result<(), Failure> {
             prepared: &prepared,
             selected: &selection.algorithms,
             repeat: args.repeat,
-            seed: mix(args.seed ^ mix(name_hash(spec.name()))),
+            seed: workload_seed(args.seed, spec.name()),
             rows: Vec::new(),
         };
         registry::for_each(&mut check);
         for row in &check.rows {
+            if row.plain_fired != row.harness_fired {
+                return Err(Failure::Run(anyhow::anyhow!(
+                    "the plain loop fired {} timers of {} on {} where the harness's replay fired {}: \
+                     they did not replay the same operations, so their times cannot be compared",
+                    row.plain_fired,
+                    row.algorithm,
+                    spec.name(),
+                    row.harness_fired
+                )));
+            }
             let ratio = row.harness_ns / row.plain_ns;
             println!(
                 "{:<14} {:<26} {:>10.1} {:>10.1} {:>8.3}",
@@ -471,11 +481,14 @@ fn print_memory_latency(memory: &[MemoryLatency]) {
     println!();
 }
 
-/// FNV-1a of a workload's name, so that each workload's plan has its own seed.
-fn name_hash(name: &str) -> u64 {
-    name.bytes().fold(0xCBF2_9CE4_8422_2325, |hash, byte| {
+/// The seed of a workload's plan (and of its bootstrap resamples): the run's
+/// seed mixed with an FNV-1a hash of the workload's name, so each workload has
+/// its own.
+fn workload_seed(seed: u64, workload: &str) -> u64 {
+    let name_hash = workload.bytes().fold(0xCBF2_9CE4_8422_2325, |hash, byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01B3)
-    })
+    });
+    mix(seed ^ mix(name_hash))
 }
 
 /// Prints the replay loop's own cost per workload.
