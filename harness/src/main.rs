@@ -310,11 +310,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         };
         rows.add_workload(&key, &facts, &result.results, floor, plan_seed);
         let measured_ops = facts.inserts + facts.cancels + facts.reschedules;
-        let per_op: Vec<f64> = result
-            .overhead
-            .iter()
-            .map(|rep| rep.value as f64 / measured_ops.max(1) as f64)
-            .collect();
+        let per_op = output::whole_per_op(&result.overhead, measured_ops);
         overheads.push(ReplayOverhead {
             workload: workload.clone(),
             ns_per_op: harness::stats::summarise(&per_op).map_or(0.0, |s| s.median),

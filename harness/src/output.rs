@@ -199,9 +199,10 @@ pub struct Headline {
     pub tied_with_best: bool,
 }
 
-/// Per-operation ns of each repetition of a whole pass.
-fn whole_per_op(m: &Measurement, measured_ops: u64) -> Vec<f64> {
-    m.whole
+/// Per-operation ns of each repetition of a whole pass (an algorithm's, or
+/// the overhead probe's) over `measured_ops` operations.
+pub fn whole_per_op(whole: &[Rep<u64>], measured_ops: u64) -> Vec<f64> {
+    whole
         .iter()
         .map(|rep| rep.value as f64 / measured_ops.max(1) as f64)
         .collect()
@@ -225,7 +226,7 @@ impl Rows {
             .iter()
             .map(|result| match &result.outcome {
                 Outcome::Measured(m) => {
-                    let values = whole_per_op(m, measured_ops);
+                    let values = whole_per_op(&m.whole, measured_ops);
                     stats::summarise(&values).map(|summary| (values, summary))
                 }
                 Outcome::Skipped(_) => None,
@@ -352,7 +353,7 @@ impl Rows {
             "all",
             "whole",
             measured_ops,
-            &whole_per_op(m, measured_ops),
+            &whole_per_op(&m.whole, measured_ops),
             2.0 / measured_ops.max(1) as f64,
         );
         if let Some(comparison) = comparison {
