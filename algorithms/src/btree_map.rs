@@ -51,10 +51,23 @@
 //! # Parameters
 //!
 //! None.
+//!
+//! # The plain set: `btree-map-plain`
+//!
+//! [`PlainBTreeSet`] is the same idea written the shortest way, as a native
+//! row (see [`crate::driven`]): a `BTreeSet<(deadline, id)>`, the timer id
+//! making keys unique, and per timer, in the caller's own record of it, its
+//! current deadline (or [`NOT_PENDING`]), which with the id rebuilds the key
+//! that cancel removes. No slab, no handles, no sequence numbers: ties fire by
+//! id, which is insert order. What `btree-map` pays on top of it (the slab of
+//! keys behind generation-checked handles, the payload beside each key) is the
+//! price of the contract, shown beside it in the reports.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::arena::{Arena, Handle};
+use crate::driven::{self, NOT_PENDING};
+use crate::registry::Payload;
 use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
 /// The map's key: the deadline, then the insert's sequence number.
@@ -168,6 +181,97 @@ impl<P> TimerQueue<P> for BTreeMapQueue<P> {
     }
 }
 
+/// The ordered set as a user writes it, driven natively. See the module
+/// documentation.
+#[derive(Debug, Default)]
+pub struct PlainBTreeSet {
+    set: BTreeSet<(Tick, Payload)>,
+    now: Tick,
+}
+
+impl Algorithm for PlainBTreeSet {
+    const NAME: &'static str = "btree-map-plain";
+    const FAMILY: Family = Family::Baseline;
+    const NATIVE_OF: Option<&'static str> = Some("btree-map");
+    const SUMMARY: &'static str = "std BTreeSet<(deadline, id)> with a deadline per id in the \
+         caller's record: cancel removes (deadline, id), no slab";
+
+    fn with_defaults() -> Self {
+        Self::default()
+    }
+
+    fn params(&self) -> String {
+        "-".to_owned()
+    }
+}
+
+impl driven::Driven for PlainBTreeSet {
+    /// The timer's current deadline, or [`NOT_PENDING`].
+    type Key = Tick;
+
+    fn insert(&mut self, deadline: Tick, timer: Payload) -> Tick {
+        self.set.insert((deadline, timer));
+        deadline
+    }
+
+    fn cancel(&mut self, key: &mut Tick, timer: Payload) -> bool {
+        if *key == NOT_PENDING {
+            return false;
+        }
+        self.set.remove(&(*key, timer));
+        *key = NOT_PENDING;
+        true
+    }
+
+    fn reschedule(&mut self, key: &mut Tick, timer: Payload, deadline: Tick) -> bool {
+        if *key == NOT_PENDING {
+            return false;
+        }
+        self.set.remove(&(*key, timer));
+        self.set.insert((deadline, timer));
+        *key = deadline;
+        true
+    }
+
+    fn advance(&mut self, now: Tick, keys: &mut [Tick], out: &mut Vec<Expired<Payload>>) {
+        if now < self.now {
+            return;
+        }
+        self.now = now;
+        while let Some(&(deadline, timer)) = self.set.first() {
+            if deadline > now {
+                break;
+            }
+            self.set.pop_first();
+            keys[timer as usize] = NOT_PENDING;
+            out.push(Expired {
+                payload: timer,
+                deadline,
+            });
+        }
+    }
+
+    fn next_expiry(&self) -> Option<Tick> {
+        self.set.first().map(|&(deadline, _)| deadline)
+    }
+
+    fn now(&self) -> Tick {
+        self.now
+    }
+
+    fn len(&self) -> usize {
+        self.set.len()
+    }
+
+    fn reserve(&mut self, _additional: usize) {
+        // A `BTreeSet` cannot reserve, as for `btree-map`.
+    }
+
+    fn counters(&self) -> Counters {
+        Counters::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,5 +301,26 @@ mod tests {
         assert_eq!(queue.len(), 1);
         assert_eq!(queue.cancel(new), Some('b'));
         assert_eq!(queue.next_expiry(), None);
+    }
+}
+
+#[cfg(test)]
+mod native_tests {
+    use super::PlainBTreeSet;
+    use crate::driven::Driven;
+
+    #[test]
+    fn the_plain_set_fires_by_its_keys() {
+        let mut set = PlainBTreeSet::default();
+        let mut keys = vec![set.insert(10, 0), set.insert(20, 1), set.insert(30, 2)];
+        assert!(set.cancel(&mut keys[1], 1));
+        assert!(!set.cancel(&mut keys[1], 1), "cancelled already");
+        assert!(set.reschedule(&mut keys[0], 0, 25));
+        let mut out = Vec::new();
+        set.advance(30, &mut keys, &mut out);
+        let fired: Vec<_> = out.iter().map(|e| (e.payload, e.deadline)).collect();
+        assert_eq!(fired, [(0, 25), (2, 30)]);
+        assert!(!set.cancel(&mut keys[0], 0), "fired already");
+        assert!(set.is_empty());
     }
 }

@@ -74,6 +74,15 @@
 //! declare its module below, and add one line to [`registry::for_each`]. That
 //! line alone puts it into the conformance suite (`tests/conformance/`) and into
 //! every tool that walks the registry.
+//!
+//! # Native rows
+//!
+//! A crate, or the standard library, used the way its own users use it (its
+//! keys, its poll) rather than through [`TimerQueue`]: such a row implements
+//! [`Algorithm`] (with [`Algorithm::NATIVE_OF`] naming its contract row) and
+//! [`driven::Driven`], and is registered in [`registry::for_each_native`]. The
+//! harness replays and verifies it like every other row; the conformance
+//! suite checks its contract row.
 
 #[cfg(any(
     feature = "crate-nexus-timer",
@@ -88,6 +97,7 @@ pub mod bitmap_wheel;
 pub mod btree_map;
 pub mod calendar_queue;
 mod divisor;
+pub mod driven;
 pub mod hashed_wheel;
 pub mod hierarchical_wheel;
 pub mod linux_wheel;
@@ -222,6 +232,16 @@ pub trait Algorithm: Sized {
     /// unless the algorithm overrides [`Algorithm::due_at`] to fire late. See the
     /// crate documentation's contract.
     const EXACT: bool = true;
+    /// For a *native* row (a crate or a baseline driven the way its users
+    /// drive it, see [`driven`]), the name of the contract row that runs the
+    /// same structure behind [`TimerQueue`]: the reports divide one by the
+    /// other to show what the contract costs. `None` for everything else.
+    const NATIVE_OF: Option<&'static str> = None;
+    /// The latest tick (deadline or `now`) the row accepts: [`MAX_DEADLINE`]
+    /// for everything that keeps the contract. A native row of a crate with a
+    /// shorter range says so here, and a workload that reaches beyond it skips
+    /// the row (with the reason in the results) rather than fail the run.
+    const TICK_LIMIT: Tick = MAX_DEADLINE;
     /// The tick from which a timer inserted while the queue's clock read `now`,
     /// with `deadline`, is due: it fires in the first advance whose `now` reaches
     /// this tick. The default, `deadline`, is an exact algorithm's. An override

@@ -5,7 +5,13 @@
 //! measured replay) is monomorphised for that algorithm: static dispatch, no `dyn`
 //! call per operation. Registering an algorithm is one line in [`for_each`]; the
 //! conformance suite, and every tool built on this module, pick it up from there.
+//!
+//! [`for_each_native`] is the list of *native* rows (see [`crate::driven`]):
+//! crates and baselines driven the way their users drive them. They are not
+//! held to the contract, so the conformance suite does not walk them; the
+//! harness walks both lists ([`for_each_row`]).
 
+use crate::driven::Driven;
 use crate::{Algorithm, Family, TimerQueue};
 
 /// The payload type used by everything that walks the registry.
@@ -48,6 +54,40 @@ pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
     visitor.visit::<crate::adapters::hash_wheel_timer::HashWheelTimer<Payload>>();
 }
 
+/// Something done once per row the harness measures: every contract algorithm
+/// and every native row, all through [`Driven`].
+pub trait RowVisitor {
+    /// Called with each row's type: the contract algorithms in [`for_each`]'s
+    /// order, then the native rows in [`for_each_native`]'s.
+    fn visit<Q: Algorithm + Driven + 'static>(&mut self);
+}
+
+/// Calls `visitor.visit::<N>()` for every native row, in a fixed order.
+///
+/// To register a native row, add one line here.
+pub fn for_each_native<V: RowVisitor>(visitor: &mut V) {
+    // The standard library as a user writes it, beside `std-binary-heap` and
+    // `btree-map`.
+    visitor.visit::<crate::std_binary_heap::PlainBinaryHeap>();
+    visitor.visit::<crate::btree_map::PlainBTreeSet>();
+    // Each crate through its own API, beside its adapter.
+    #[cfg(feature = "crate-nexus-timer")]
+    visitor.visit::<crate::adapters::nexus_timer::NexusTimerNative>();
+}
+
+/// Calls `visitor.visit::<Q>()` for every contract algorithm ([`for_each`]),
+/// then for every native row ([`for_each_native`]).
+pub fn for_each_row<V: RowVisitor>(visitor: &mut V) {
+    struct Contract<'a, V>(&'a mut V);
+    impl<V: RowVisitor> AlgorithmVisitor for Contract<'_, V> {
+        fn visit<Q: Algorithm + TimerQueue<Payload> + 'static>(&mut self) {
+            self.0.visit::<Q>();
+        }
+    }
+    for_each(&mut Contract(visitor));
+    for_each_native(visitor);
+}
+
 /// Name, summary and default parameters of a registered algorithm.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AlgorithmInfo {
@@ -63,13 +103,16 @@ pub struct AlgorithmInfo {
     pub counts_work: bool,
     /// [`Algorithm::params`] of the default configuration.
     pub params: String,
+    /// [`Algorithm::NATIVE_OF`]: for a native row, its contract row.
+    pub native_of: Option<&'static str>,
 }
 
-/// The registered algorithms, in registry order.
+/// Every registered row, in [`for_each_row`]'s order: the contract algorithms,
+/// then the native rows.
 pub fn catalog() -> Vec<AlgorithmInfo> {
     struct Collect(Vec<AlgorithmInfo>);
-    impl AlgorithmVisitor for Collect {
-        fn visit<Q: Algorithm + TimerQueue<Payload>>(&mut self) {
+    impl RowVisitor for Collect {
+        fn visit<Q: Algorithm + Driven>(&mut self) {
             self.0.push(AlgorithmInfo {
                 name: Q::NAME,
                 summary: Q::SUMMARY,
@@ -77,11 +120,12 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
                 exact: Q::EXACT,
                 counts_work: Q::COUNTS_WORK,
                 params: Q::with_defaults().params(),
+                native_of: Q::NATIVE_OF,
             });
         }
     }
     let mut collect = Collect(Vec::new());
-    for_each(&mut collect);
+    for_each_row(&mut collect);
     collect.0
 }
 
@@ -107,6 +151,15 @@ mod tests {
                 "{} is registered twice",
                 info.name
             );
+            if let Some(contract) = info.native_of {
+                assert!(
+                    catalog
+                        .iter()
+                        .any(|other| other.name == contract && other.native_of.is_none()),
+                    "{} is the native row of {contract}, which is not a contract row",
+                    info.name
+                );
+            }
         }
     }
 }

@@ -68,11 +68,27 @@
 //! # Parameters
 //!
 //! None.
+//!
+//! # The plain heap: `std-binary-heap-plain`
+//!
+//! [`PlainBinaryHeap`] is the same idea written the shortest way, as a native
+//! row (see [`crate::driven`]): a `BinaryHeap<Reverse<(deadline, id)>>` and,
+//! per timer id, in the caller's own record of the timer, its current deadline
+//! (or [`NOT_PENDING`]). Cancel writes that one word and touches nothing else;
+//! a reschedule pushes a second entry and rewrites the word; a popped entry
+//! fires only if it matches the word. No slab, no generations, no eager
+//! discarding: a tombstone at the top makes `next_expiry()` a lower bound that
+//! wakes the caller once for nothing. What `std-binary-heap` pays on top of
+//! it (a slab of payloads with generation-checked handles, a tight
+//! `next_expiry()`) is the price of the contract, shown beside it in the
+//! reports.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::arena::{Arena, Handle};
+use crate::driven::{self, NOT_PENDING};
+use crate::registry::Payload;
 use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
 /// A `BinaryHeap` of `(deadline, handle)` with tombstones. See the module
@@ -190,6 +206,111 @@ impl<P> TimerQueue<P> for StdBinaryHeap<P> {
     }
 }
 
+/// The heap as a user writes it, driven natively. See the module documentation.
+#[derive(Debug, Default)]
+pub struct PlainBinaryHeap {
+    /// Every armed `(deadline, id)`, live or not: an entry is live while the
+    /// id's key still holds that deadline.
+    heap: BinaryHeap<Reverse<(Tick, Payload)>>,
+    pending: usize,
+    now: Tick,
+}
+
+impl Algorithm for PlainBinaryHeap {
+    const NAME: &'static str = "std-binary-heap-plain";
+    const FAMILY: Family = Family::Baseline;
+    const NATIVE_OF: Option<&'static str> = Some("std-binary-heap");
+    const SUMMARY: &'static str = "std BinaryHeap<Reverse<(deadline, id)>> with a deadline per id \
+         in the caller's record: lazy cancel, no slab, no generations";
+
+    fn with_defaults() -> Self {
+        Self::default()
+    }
+
+    fn params(&self) -> String {
+        "-".to_owned()
+    }
+}
+
+impl driven::Driven for PlainBinaryHeap {
+    /// The timer's current deadline, or [`NOT_PENDING`].
+    type Key = Tick;
+
+    fn insert(&mut self, deadline: Tick, timer: Payload) -> Tick {
+        self.heap.push(Reverse((deadline, timer)));
+        self.pending += 1;
+        deadline
+    }
+
+    fn cancel(&mut self, key: &mut Tick, _timer: Payload) -> bool {
+        if *key == NOT_PENDING {
+            return false;
+        }
+        *key = NOT_PENDING;
+        self.pending -= 1;
+        true
+    }
+
+    fn reschedule(&mut self, key: &mut Tick, timer: Payload, deadline: Tick) -> bool {
+        if *key == NOT_PENDING {
+            return false;
+        }
+        // An entry for the same deadline is live already.
+        if *key != deadline {
+            self.heap.push(Reverse((deadline, timer)));
+            *key = deadline;
+        }
+        true
+    }
+
+    fn advance(&mut self, now: Tick, keys: &mut [Tick], out: &mut Vec<Expired<Payload>>) {
+        if now < self.now {
+            return;
+        }
+        self.now = now;
+        while let Some(&Reverse((deadline, timer))) = self.heap.peek() {
+            if deadline > now {
+                break;
+            }
+            self.heap.pop();
+            let key = &mut keys[timer as usize];
+            // A duplicate of a fired entry, or the old entry of a moved or
+            // cancelled timer, no longer matches.
+            if *key == deadline {
+                *key = NOT_PENDING;
+                self.pending -= 1;
+                out.push(Expired {
+                    payload: timer,
+                    deadline,
+                });
+            }
+        }
+    }
+
+    fn next_expiry(&self) -> Option<Tick> {
+        if self.pending == 0 {
+            return None;
+        }
+        self.heap.peek().map(|&Reverse((deadline, _))| deadline)
+    }
+
+    fn now(&self) -> Tick {
+        self.now
+    }
+
+    fn len(&self) -> usize {
+        self.pending
+    }
+
+    fn reserve(&mut self, additional: usize) {
+        self.heap.reserve(additional);
+    }
+
+    fn counters(&self) -> Counters {
+        Counters::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,5 +415,35 @@ mod tests {
         queue.advance(7, &mut out);
         let payloads: Vec<_> = out.iter().map(|e| e.payload).collect();
         assert_eq!(payloads, [0, 1, 3, 4, 6, 7]);
+    }
+}
+
+#[cfg(test)]
+mod native_tests {
+    use super::PlainBinaryHeap;
+    use crate::driven::Driven;
+
+    #[test]
+    fn the_plain_heap_fires_by_its_keys() {
+        let mut heap = PlainBinaryHeap::default();
+        let mut keys = vec![heap.insert(10, 0), heap.insert(20, 1), heap.insert(30, 2)];
+        assert!(heap.cancel(&mut keys[1], 1));
+        assert!(!heap.cancel(&mut keys[1], 1), "cancelled already");
+        assert!(heap.reschedule(&mut keys[0], 0, 25));
+        assert!(
+            heap.reschedule(&mut keys[0], 0, 10),
+            "back to its first deadline"
+        );
+        assert_eq!(heap.len(), 2);
+        let mut out = Vec::new();
+        heap.advance(30, &mut keys, &mut out);
+        let fired: Vec<_> = out.iter().map(|e| (e.payload, e.deadline)).collect();
+        assert_eq!(
+            fired,
+            [(0, 10), (2, 30)],
+            "each fires once, the cancelled never"
+        );
+        assert!(!heap.reschedule(&mut keys[2], 2, 40), "fired already");
+        assert_eq!(heap.next_expiry(), None);
     }
 }

@@ -109,7 +109,7 @@ use harness::alloc;
 use harness::bench::Prepared;
 use harness::passes::Untimed;
 use harness::plain::plain_loop;
-use harness::replay::{Buffers, Driver, prefilled, replay_measured};
+use harness::replay::{Buffers, Driver, prefilled, replay_measured, retire};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -544,6 +544,7 @@ fn replay_once<Q: Algorithm + TimerQueue<Payload>>(
     }
     let elapsed = start.elapsed();
     black_box(&queue);
+    retire(queue, buffers);
     elapsed
 }
 

@@ -33,16 +33,17 @@ use std::marker::PhantomData;
 use std::time::Instant;
 
 use algorithms::arena::Arena;
+use algorithms::driven;
 use algorithms::reference::{ModelHandle, ReferenceModel};
-use algorithms::registry::{self, AlgorithmVisitor, Payload};
+use algorithms::registry::{self, Payload, RowVisitor};
 use algorithms::{Algorithm, Counters, Expired, Family, Handle, Tick, TimerQueue};
 use hdrhistogram::Histogram;
-use workloads::Tape;
+use workloads::{Op, Tape};
 
 use crate::alloc;
 use crate::passes::{Batches, Latency, Throughput, Untimed, Verify, elapsed_ns};
 use crate::plan::{self, Ask, Pass};
-use crate::replay::{Buffers, Checksum, Driver, Hooks, prefilled, replay, replay_measured};
+use crate::replay::{Buffers, Checksum, Driver, Hooks, prefilled, replay, replay_measured, retire};
 
 /// A workload ready to be replayed: its tape and what the exact reference model
 /// did.
@@ -53,15 +54,26 @@ pub struct Prepared {
     pub checksum: Checksum,
     /// The exact reference's largest pending population.
     pub max_pending: usize,
+    /// The latest tick the tape reaches: its end, or a later deadline.
+    pub max_tick: Tick,
 }
 
 impl Prepared {
     /// Replays `tape` against the exact reference model under `driver`.
     pub fn new(tape: Tape, driver: Driver) -> Self {
+        let max_tick = tape
+            .ops
+            .iter()
+            .filter_map(|op| match op.op {
+                Op::Insert { deadline, .. } | Op::Reschedule { deadline, .. } => Some(deadline),
+                Op::Cancel { .. } => None,
+            })
+            .fold(tape.end, Tick::max);
         let mut prepared = Self {
             tape,
             checksum: Checksum::default(),
             max_pending: 0,
+            max_tick,
         };
         (prepared.checksum, prepared.max_pending) =
             prepared.reference_run(ReferenceModel::new(), driver);
@@ -250,30 +262,33 @@ pub enum Step<'a> {
     Timing(&'a str, Pass, u32),
 }
 
-/// The shared state of a workload's passes: the tape and the buffers every
-/// replay works in (presized, so no measured pass grows them).
+/// The shared state of a workload's passes: the tape and the driver. The
+/// buffers a replay works in belong to each contender (their keys are of the
+/// contender's own type), made once and presized, so no measured pass grows
+/// them.
 pub struct Workbench<'a> {
     prepared: &'a Prepared,
     driver: Driver,
-    buffers: Buffers,
 }
 
 impl<'a> Workbench<'a> {
     /// A workbench for `prepared` under `driver`.
     pub fn new(prepared: &'a Prepared, driver: Driver) -> Self {
-        Self {
-            prepared,
-            driver,
-            // A batch never holds more timers than were ever pending, so neither
-            // buffer grows (and allocates) inside a measured pass.
-            buffers: Buffers::with_capacity(prepared.tape.timers as usize, prepared.max_pending),
-        }
+        Self { prepared, driver }
+    }
+
+    /// Buffers for one contender's replays of this workload: a key per timer,
+    /// and room for `max_batch` fired timers (a batch never holds more timers
+    /// than were ever pending, so neither grows inside a measured pass).
+    fn buffers<K>(&self, max_batch: usize) -> Buffers<K> {
+        Buffers::with_capacity(self.prepared.tape.timers as usize, max_batch)
     }
 
     /// A fresh queue with `Q`'s defaults, room for `max_pending` timers (see
     /// [`TimerQueue::reserve`]), and the prefill replayed into it with `hooks`.
-    fn prefilled<Q: Algorithm + TimerQueue<Payload>, H: Hooks<Q>>(
-        &mut self,
+    fn prefilled<Q: Algorithm + driven::Driven, H: Hooks<Q>>(
+        &self,
+        buffers: &mut Buffers<Q::Key>,
         max_pending: usize,
         hooks: &mut H,
     ) -> Q {
@@ -281,46 +296,49 @@ impl<'a> Workbench<'a> {
             &self.prepared.tape,
             self.driver,
             max_pending,
-            &mut self.buffers,
+            buffers,
             hooks,
         )
     }
 
     /// Replays the measured phase, and the advance to the tape's end, with `hooks`.
-    fn replay_measured<Q: TimerQueue<Payload>, H: Hooks<Q>>(
-        &mut self,
+    fn replay_measured<Q: driven::Driven, H: Hooks<Q>>(
+        &self,
         queue: &mut Q,
+        buffers: &mut Buffers<Q::Key>,
         hooks: &mut H,
     ) {
-        replay_measured(
-            queue,
-            &self.prepared.tape,
-            self.driver,
-            &mut self.buffers,
-            hooks,
-        );
+        replay_measured(queue, &self.prepared.tape, self.driver, buffers, hooks);
     }
 
     /// A whole pass: the measured phase between two clock reads, with nothing
     /// timed inside. Returns the nanoseconds and the allocation calls made.
-    fn whole<Q: Algorithm + TimerQueue<Payload>>(&mut self, max_pending: usize) -> (u64, u64) {
-        let mut queue: Q = self.prefilled(max_pending, &mut Untimed);
+    fn whole<Q: Algorithm + driven::Driven>(
+        &self,
+        buffers: &mut Buffers<Q::Key>,
+        max_pending: usize,
+    ) -> (u64, u64) {
+        let mut queue: Q = self.prefilled(buffers, max_pending, &mut Untimed);
         let calls_before = alloc::snapshot().calls;
         let start = Instant::now();
-        self.replay_measured(&mut queue, &mut Untimed);
+        self.replay_measured(&mut queue, buffers, &mut Untimed);
         let ns = elapsed_ns(start, Instant::now());
         let allocs = alloc::snapshot().calls - calls_before;
-        drop(queue);
+        retire(queue, buffers);
         (ns, allocs)
     }
 
     /// A batched pass: the measured phase timed per run of one operation kind.
-    fn batched<Q: Algorithm + TimerQueue<Payload>>(&mut self, max_pending: usize) -> Batches {
-        let mut queue: Q = self.prefilled(max_pending, &mut Untimed);
+    fn batched<Q: Algorithm + driven::Driven>(
+        &self,
+        buffers: &mut Buffers<Q::Key>,
+        max_pending: usize,
+    ) -> Batches {
+        let mut queue: Q = self.prefilled(buffers, max_pending, &mut Untimed);
         let mut throughput = Throughput::start();
-        self.replay_measured(&mut queue, &mut throughput);
+        self.replay_measured(&mut queue, buffers, &mut throughput);
         let batches = throughput.finish();
-        drop(queue);
+        retire(queue, buffers);
         batches
     }
 }
@@ -372,27 +390,30 @@ pub fn work_per_op(counters: &Counters, measured_ops: usize) -> f64 {
 }
 
 /// The contender for algorithm `Q`.
-struct Typed<Q> {
+struct Typed<Q: driven::Driven> {
     max_pending: usize,
     measured_ops: usize,
     measurement: Option<Measurement>,
     skipped: Option<String>,
+    /// Its replays' buffers, made when it is checked.
+    buffers: Buffers<Q::Key>,
     _queue: PhantomData<fn() -> Q>,
 }
 
-impl<Q> Typed<Q> {
+impl<Q: driven::Driven> Typed<Q> {
     fn new() -> Self {
         Self {
             max_pending: 0,
             measured_ops: 0,
             measurement: None,
             skipped: None,
+            buffers: Buffers::default(),
             _queue: PhantomData,
         }
     }
 }
 
-impl<Q: Algorithm + TimerQueue<Payload>> Contender for Typed<Q> {
+impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
     fn name(&self) -> &'static str {
         Q::NAME
     }
@@ -401,6 +422,16 @@ impl<Q: Algorithm + TimerQueue<Payload>> Contender for Typed<Q> {
         let started = Instant::now();
         // An inexact algorithm holds its late timers longer, so its pending
         // population (and largest fired batch) is its own reference run's.
+        if bench.prepared.max_tick > Q::TICK_LIMIT {
+            let reason = format!(
+                "the workload reaches tick {}, beyond the last tick {} takes ({})",
+                bench.prepared.max_tick,
+                Q::NAME,
+                Q::TICK_LIMIT
+            );
+            self.skipped = Some(reason.clone());
+            return Ok(Some(reason));
+        }
         let (want, max_pending) = bench.prepared.reference_for::<Q>(bench.driver);
         if max_pending > Q::PENDING_LIMIT {
             let reason = format!(
@@ -413,22 +444,23 @@ impl<Q: Algorithm + TimerQueue<Payload>> Contender for Typed<Q> {
         }
         self.max_pending = max_pending;
         self.measured_ops = bench.prepared.tape.ops.len() - bench.prepared.tape.prefill;
-        // Presize the output buffer for the largest batch this algorithm can
-        // fire, so that no measured pass grows it.
-        bench.buffers.out.reserve(max_pending);
+        // The buffers, with the output presized for the largest batch this
+        // algorithm can fire, so that no measured pass grows it.
+        self.buffers = bench.buffers(max_pending);
+        let buffers = &mut self.buffers;
 
         // Verification pass, with the queue's memory (the pass's own table is
         // allocated before the peak is reset, so it is not counted).
         let mut verify = Verify::new(bench.prepared.tape.timers as usize);
         alloc::reset_peak();
         let baseline = alloc::snapshot().live;
-        let mut queue: Q = bench.prefilled(max_pending, &mut verify);
+        let mut queue: Q = bench.prefilled(buffers, max_pending, &mut verify);
         let counters_at_prefill = queue.counters();
         let (wakeups_at_prefill, empty_at_prefill) = (verify.wakeups, verify.empty_wakeups);
-        bench.replay_measured(&mut queue, &mut verify);
+        bench.replay_measured(&mut queue, buffers, &mut verify);
         let counters = queue.counters().since(&counters_at_prefill);
         let peak_bytes = alloc::snapshot().peak.saturating_sub(baseline);
-        drop(queue);
+        retire(queue, buffers);
         if verify.checksum != want {
             return Err(Mismatch {
                 algorithm: Q::NAME,
@@ -438,10 +470,10 @@ impl<Q: Algorithm + TimerQueue<Payload>> Contender for Typed<Q> {
         }
 
         // Latency pass.
-        let mut queue: Q = bench.prefilled(max_pending, &mut Untimed);
+        let mut queue: Q = bench.prefilled(buffers, max_pending, &mut Untimed);
         let mut latency = Latency::new();
-        bench.replay_measured(&mut queue, &mut latency);
-        drop(queue);
+        bench.replay_measured(&mut queue, buffers, &mut latency);
+        retire(queue, buffers);
 
         self.measurement = Some(Measurement {
             counters,
@@ -482,7 +514,7 @@ impl<Q: Algorithm + TimerQueue<Payload>> Contender for Typed<Q> {
             .expect("only a checked contender is timed");
         match pass {
             Pass::Whole => {
-                let (ns, allocs) = bench.whole::<Q>(max_pending);
+                let (ns, allocs) = bench.whole::<Q>(&mut self.buffers, max_pending);
                 if m.whole.is_empty() {
                     m.allocs_measured = allocs;
                 }
@@ -493,7 +525,7 @@ impl<Q: Algorithm + TimerQueue<Payload>> Contender for Typed<Q> {
                 });
             }
             Pass::Batched => {
-                let batches = bench.batched::<Q>(max_pending);
+                let batches = bench.batched::<Q>(&mut self.buffers, max_pending);
                 m.batched.push(Rep {
                     repetition: rep.repetition,
                     position: rep.position,
@@ -585,17 +617,19 @@ impl TimerQueue<Payload> for NullQueue {
 /// The overhead probe as a contender: whole passes only, no verification.
 struct Overhead {
     whole: Vec<Rep<u64>>,
+    buffers: Buffers,
 }
 
 impl Contender for Overhead {
     fn name(&self) -> &'static str {
         NullQueue::NAME
     }
-    fn check(&mut self, _bench: &mut Workbench<'_>) -> Result<Option<String>, Mismatch> {
+    fn check(&mut self, bench: &mut Workbench<'_>) -> Result<Option<String>, Mismatch> {
+        self.buffers = bench.buffers(0);
         Ok(None)
     }
     fn time(&mut self, bench: &mut Workbench<'_>, _pass: Pass, rep: Rep<()>) {
-        let (ns, _) = bench.whole::<NullQueue>(0);
+        let (ns, _) = bench.whole::<NullQueue>(&mut self.buffers, 0);
         self.whole.push(Rep {
             repetition: rep.repetition,
             position: rep.position,
@@ -621,8 +655,8 @@ struct Collect<'a> {
     contenders: Vec<Box<dyn Contender>>,
 }
 
-impl AlgorithmVisitor for Collect<'_> {
-    fn visit<Q: Algorithm + TimerQueue<Payload> + 'static>(&mut self) {
+impl RowVisitor for Collect<'_> {
+    fn visit<Q: Algorithm + driven::Driven + 'static>(&mut self) {
         if self.selected.iter().any(|name| name == Q::NAME) {
             self.contenders.push(Box::new(Typed::<Q>::new()));
         }
@@ -642,7 +676,7 @@ pub fn run_workload(
         selected,
         contenders: Vec::new(),
     };
-    registry::for_each(&mut collect);
+    registry::for_each_row(&mut collect);
     run_contenders(prepared, collect.contenders, settings, on_step)
 }
 
@@ -662,7 +696,11 @@ pub fn run_contenders(
         }
     }
     // The overhead probe is the plan's last contender.
-    let mut overhead = Overhead { whole: Vec::new() };
+    let mut overhead = Overhead {
+        whole: Vec::new(),
+        buffers: Buffers::default(),
+    };
+    overhead.check(&mut bench)?;
     let mut asks: Vec<Ask> = timed
         .iter()
         .map(|&i| Ask {

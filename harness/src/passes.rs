@@ -16,8 +16,9 @@
 
 use std::time::Instant;
 
+use algorithms::driven::Driven;
 use algorithms::registry::Payload;
-use algorithms::{Expired, Handle, Tick, TimerQueue};
+use algorithms::{Expired, Tick};
 use hdrhistogram::Histogram;
 
 use crate::replay::{Checksum, Hooks};
@@ -93,9 +94,15 @@ impl Verify {
     }
 }
 
-impl<Q: TimerQueue<Payload>> Hooks<Q> for Verify {
-    fn advance(&mut self, queue: &mut Q, to: Tick, out: &mut Vec<Expired<Payload>>) {
-        queue.advance(to, out);
+impl<Q: Driven> Hooks<Q> for Verify {
+    fn advance(
+        &mut self,
+        queue: &mut Q,
+        to: Tick,
+        keys: &mut [Q::Key],
+        out: &mut Vec<Expired<Payload>>,
+    ) {
+        queue.advance(to, keys, out);
         let now = queue.now();
         self.wakeups += 1;
         if out.is_empty() {
@@ -111,34 +118,26 @@ impl<Q: TimerQueue<Payload>> Hooks<Q> for Verify {
         }
     }
 
-    fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Handle {
-        let handle = queue.insert(deadline, timer);
+    fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Q::Key {
+        let key = queue.insert(deadline, timer);
         self.armed_at[timer as usize] = queue.now();
         self.max_pending = self.max_pending.max(queue.len());
-        handle
+        key
     }
 
-    fn cancel(&mut self, queue: &mut Q, handle: Handle, timer: Payload) {
-        let hit = queue.cancel(handle).is_some();
+    fn cancel(&mut self, queue: &mut Q, key: &mut Q::Key, timer: Payload) {
+        let hit = queue.cancel(key, timer);
         self.cancel_hits += u64::from(hit);
         self.checksum.cancelled(timer, hit);
     }
 
-    fn reschedule(
-        &mut self,
-        queue: &mut Q,
-        handle: Handle,
-        deadline: Tick,
-        timer: Payload,
-    ) -> Option<Handle> {
-        let result = queue.reschedule(handle, deadline);
-        let hit = result.is_some();
+    fn reschedule(&mut self, queue: &mut Q, key: &mut Q::Key, deadline: Tick, timer: Payload) {
+        let hit = queue.reschedule(key, timer, deadline);
         if hit {
             self.armed_at[timer as usize] = queue.now();
         }
         self.reschedule_hits += u64::from(hit);
         self.checksum.rescheduled(timer, deadline, hit);
-        result
     }
 }
 
@@ -197,37 +196,37 @@ impl Throughput {
     }
 }
 
-impl<Q: TimerQueue<Payload>> Hooks<Q> for Throughput {
+impl<Q: Driven> Hooks<Q> for Throughput {
     #[inline(always)]
-    fn advance(&mut self, queue: &mut Q, to: Tick, out: &mut Vec<Expired<Payload>>) {
+    fn advance(
+        &mut self,
+        queue: &mut Q,
+        to: Tick,
+        keys: &mut [Q::Key],
+        out: &mut Vec<Expired<Payload>>,
+    ) {
         self.switch(Kind::Advance);
-        queue.advance(to, out);
+        queue.advance(to, keys, out);
         self.totals.fired += out.len() as u64;
         out.clear();
     }
 
     #[inline(always)]
-    fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Handle {
+    fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Q::Key {
         self.switch(Kind::Insert);
         queue.insert(deadline, timer)
     }
 
     #[inline(always)]
-    fn cancel(&mut self, queue: &mut Q, handle: Handle, _timer: Payload) {
+    fn cancel(&mut self, queue: &mut Q, key: &mut Q::Key, timer: Payload) {
         self.switch(Kind::Cancel);
-        std::hint::black_box(queue.cancel(handle));
+        std::hint::black_box(queue.cancel(key, timer));
     }
 
     #[inline(always)]
-    fn reschedule(
-        &mut self,
-        queue: &mut Q,
-        handle: Handle,
-        deadline: Tick,
-        _timer: Payload,
-    ) -> Option<Handle> {
+    fn reschedule(&mut self, queue: &mut Q, key: &mut Q::Key, deadline: Tick, timer: Payload) {
         self.switch(Kind::Reschedule);
-        queue.reschedule(handle, deadline)
+        std::hint::black_box(queue.reschedule(key, timer, deadline));
     }
 }
 
@@ -278,11 +277,17 @@ impl Latency {
     }
 }
 
-impl<Q: TimerQueue<Payload>> Hooks<Q> for Latency {
+impl<Q: Driven> Hooks<Q> for Latency {
     #[inline(always)]
-    fn advance(&mut self, queue: &mut Q, to: Tick, out: &mut Vec<Expired<Payload>>) {
+    fn advance(
+        &mut self,
+        queue: &mut Q,
+        to: Tick,
+        keys: &mut [Q::Key],
+        out: &mut Vec<Expired<Payload>>,
+    ) {
         let start = Instant::now();
-        queue.advance(to, out);
+        queue.advance(to, keys, out);
         let ns = elapsed_ns(start, Instant::now());
         self.record(Kind::Advance, ns);
         let fired = out.len() as u64;
@@ -297,32 +302,25 @@ impl<Q: TimerQueue<Payload>> Hooks<Q> for Latency {
     }
 
     #[inline(always)]
-    fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Handle {
+    fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Q::Key {
         let start = Instant::now();
-        let handle = queue.insert(deadline, timer);
+        let key = queue.insert(deadline, timer);
         self.record(Kind::Insert, elapsed_ns(start, Instant::now()));
-        handle
+        key
     }
 
     #[inline(always)]
-    fn cancel(&mut self, queue: &mut Q, handle: Handle, _timer: Payload) {
+    fn cancel(&mut self, queue: &mut Q, key: &mut Q::Key, timer: Payload) {
         let start = Instant::now();
-        std::hint::black_box(queue.cancel(handle));
+        std::hint::black_box(queue.cancel(key, timer));
         self.record(Kind::Cancel, elapsed_ns(start, Instant::now()));
     }
 
     #[inline(always)]
-    fn reschedule(
-        &mut self,
-        queue: &mut Q,
-        handle: Handle,
-        deadline: Tick,
-        _timer: Payload,
-    ) -> Option<Handle> {
+    fn reschedule(&mut self, queue: &mut Q, key: &mut Q::Key, deadline: Tick, timer: Payload) {
         let start = Instant::now();
-        let result = queue.reschedule(handle, deadline);
+        std::hint::black_box(queue.reschedule(key, timer, deadline));
         self.record(Kind::Reschedule, elapsed_ns(start, Instant::now()));
-        result
     }
 }
 
@@ -333,33 +331,33 @@ impl<Q: TimerQueue<Payload>> Hooks<Q> for Latency {
 /// work it appears to.
 pub struct Untimed;
 
-impl<Q: TimerQueue<Payload>> Hooks<Q> for Untimed {
+impl<Q: Driven> Hooks<Q> for Untimed {
     #[inline(always)]
-    fn advance(&mut self, queue: &mut Q, to: Tick, out: &mut Vec<Expired<Payload>>) {
-        queue.advance(to, out);
+    fn advance(
+        &mut self,
+        queue: &mut Q,
+        to: Tick,
+        keys: &mut [Q::Key],
+        out: &mut Vec<Expired<Payload>>,
+    ) {
+        queue.advance(to, keys, out);
         std::hint::black_box(out.as_slice());
         out.clear();
     }
 
     #[inline(always)]
-    fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Handle {
+    fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Q::Key {
         queue.insert(deadline, timer)
     }
 
     #[inline(always)]
-    fn cancel(&mut self, queue: &mut Q, handle: Handle, _timer: Payload) {
-        std::hint::black_box(queue.cancel(handle));
+    fn cancel(&mut self, queue: &mut Q, key: &mut Q::Key, timer: Payload) {
+        std::hint::black_box(queue.cancel(key, timer));
     }
 
     #[inline(always)]
-    fn reschedule(
-        &mut self,
-        queue: &mut Q,
-        handle: Handle,
-        deadline: Tick,
-        _timer: Payload,
-    ) -> Option<Handle> {
-        queue.reschedule(handle, deadline)
+    fn reschedule(&mut self, queue: &mut Q, key: &mut Q::Key, deadline: Tick, timer: Payload) {
+        std::hint::black_box(queue.reschedule(key, timer, deadline));
     }
 }
 

@@ -23,7 +23,7 @@ use workloads::{Op, Tape};
 
 use crate::bench::Prepared;
 use crate::passes::{Untimed, Verify, elapsed_ns};
-use crate::replay::{Buffers, Driver, prefilled, replay_measured};
+use crate::replay::{Buffers, Driver, prefilled, replay_measured, retire};
 use crate::stats;
 
 /// Replays `tape.ops[from..]` and the advance to the tape's end into `queue`
@@ -150,6 +150,7 @@ impl AlgorithmVisitor for CrossCheck<'_> {
                     replay_measured(&mut queue, tape, Driver::Event, &mut buffers, &mut Untimed);
                     harness.push(elapsed_ns(start, Instant::now()) as f64 / ops);
                 }
+                retire(queue, &mut buffers);
             }
         }
         let median = |values: &[f64]| stats::summarise(values).map_or(f64::NAN, |s| s.median);
@@ -175,6 +176,7 @@ fn harness_fired<Q: Algorithm + TimerQueue<Payload>>(
     let mut queue: Q = prefilled(tape, Driver::Event, max_pending, &mut buffers, &mut verify);
     let before = verify.fired;
     replay_measured(&mut queue, tape, Driver::Event, &mut buffers, &mut verify);
+    retire(queue, &mut buffers);
     verify.fired - before
 }
 

@@ -31,8 +31,9 @@
 //! driver advances again at the same tick, so the timer fires in the tick it was
 //! inserted, after that tick's other operations.
 
+use algorithms::driven::Driven;
 use algorithms::registry::Payload;
-use algorithms::{Algorithm, Expired, Handle, Tick, TimerQueue};
+use algorithms::{Algorithm, Expired, Handle, Tick};
 use workloads::{Op, Tape};
 
 /// How the clock is moved between operations. See the module documentation.
@@ -54,37 +55,47 @@ impl Driver {
     }
 }
 
-/// What a pass does around each queue call. Every method must perform the call
-/// it is named after, exactly once.
-pub trait Hooks<Q: TimerQueue<Payload>> {
-    /// Calls `queue.advance(to, out)` and consumes `out` (leaving it empty).
-    fn advance(&mut self, queue: &mut Q, to: Tick, out: &mut Vec<Expired<Payload>>);
-    /// Calls `queue.insert(deadline, timer)`.
-    fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Handle;
-    /// Calls `queue.cancel(handle)` for timer number `timer`.
-    fn cancel(&mut self, queue: &mut Q, handle: Handle, timer: Payload);
-    /// Calls `queue.reschedule(handle, deadline)` for timer number `timer` and
-    /// returns its result.
-    fn reschedule(
+/// What a pass does around each call to the queue (a [`Driven`]: a contract
+/// algorithm, or a native row). Every method must perform the call it is named
+/// after, exactly once.
+pub trait Hooks<Q: Driven> {
+    /// Calls `queue.advance(to, keys, out)` and consumes `out` (leaving it empty).
+    fn advance(
         &mut self,
         queue: &mut Q,
-        handle: Handle,
-        deadline: Tick,
-        timer: Payload,
-    ) -> Option<Handle>;
+        to: Tick,
+        keys: &mut [Q::Key],
+        out: &mut Vec<Expired<Payload>>,
+    );
+    /// Calls `queue.insert(deadline, timer)`.
+    fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Q::Key;
+    /// Calls `queue.cancel(key, timer)`.
+    fn cancel(&mut self, queue: &mut Q, key: &mut Q::Key, timer: Payload);
+    /// Calls `queue.reschedule(key, timer, deadline)`.
+    fn reschedule(&mut self, queue: &mut Q, key: &mut Q::Key, deadline: Tick, timer: Payload);
 }
 
 /// The caller-owned buffers a replay works in, reused across passes so that a
-/// measured pass never grows (and so allocates) them.
-#[derive(Default)]
-pub struct Buffers {
-    /// The handle of every timer inserted so far, by timer number.
-    pub handles: Vec<Handle>,
+/// measured pass never grows (and so allocates) them. `K` is the key the
+/// queue hands out: the contract's [`Handle`], or a native row's own.
+pub struct Buffers<K = Handle> {
+    /// The key of every timer inserted so far, by timer number: the caller's
+    /// record of its timers.
+    pub handles: Vec<K>,
     /// The queue's output buffer, empty between calls.
     pub out: Vec<Expired<Payload>>,
 }
 
-impl Buffers {
+impl<K> Default for Buffers<K> {
+    fn default() -> Self {
+        Self {
+            handles: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+}
+
+impl<K> Buffers<K> {
     /// Buffers sized for a tape of `timers` inserts whose advances fire at most
     /// `max_batch` timers at once.
     pub fn with_capacity(timers: usize, max_batch: usize) -> Self {
@@ -101,13 +112,13 @@ impl Buffers {
 ///
 /// The loop reads the queue's clock and bound once, on entry; from then on it
 /// asks for `next_expiry()` once per wakeup (see the module documentation).
-pub fn replay<Q: TimerQueue<Payload>, H: Hooks<Q>>(
+pub fn replay<Q: Driven, H: Hooks<Q>>(
     queue: &mut Q,
     tape: &Tape,
     range: std::ops::Range<usize>,
     finish: bool,
     driver: Driver,
-    buffers: &mut Buffers,
+    buffers: &mut Buffers<Q::Key>,
     hooks: &mut H,
 ) {
     // The driver is chosen here, once, so that the loop a pass runs holds only
@@ -123,12 +134,12 @@ pub fn replay<Q: TimerQueue<Payload>, H: Hooks<Q>>(
 /// [`replay`] with the driver fixed at compile time: `TICK` is
 /// [`Driver::Tick`], otherwise [`Driver::Event`].
 #[inline]
-fn replay_driven<Q: TimerQueue<Payload>, H: Hooks<Q>, const TICK: bool>(
+fn replay_driven<Q: Driven, H: Hooks<Q>, const TICK: bool>(
     queue: &mut Q,
     tape: &Tape,
     range: std::ops::Range<usize>,
     finish: bool,
-    buffers: &mut Buffers,
+    buffers: &mut Buffers<Q::Key>,
     hooks: &mut H,
 ) {
     let Buffers { handles, out } = buffers;
@@ -137,7 +148,7 @@ fn replay_driven<Q: TimerQueue<Payload>, H: Hooks<Q>, const TICK: bool>(
     let mut i = 0;
     while i < ops.len() {
         let tick = ops[i].at;
-        wake.arrive(queue, tick, out, hooks);
+        wake.arrive(queue, tick, handles, out, hooks);
         // Every operation of this tick, in tape order, then one question to the
         // queue about its next expiry.
         while let Some(op) = ops.get(i).filter(|op| op.at == tick) {
@@ -152,23 +163,19 @@ fn replay_driven<Q: TimerQueue<Payload>, H: Hooks<Q>, const TICK: bool>(
                     handles.push(handle);
                 }
                 Op::Cancel { timer } => {
-                    hooks.cancel(queue, handles[timer as usize], Payload::from(timer));
+                    hooks.cancel(queue, &mut handles[timer as usize], Payload::from(timer));
                 }
                 Op::Reschedule { timer, deadline } => {
-                    let slot = &mut handles[timer as usize];
-                    if let Some(handle) =
-                        hooks.reschedule(queue, *slot, deadline, Payload::from(timer))
-                    {
-                        *slot = handle;
-                    }
+                    let key = &mut handles[timer as usize];
+                    hooks.reschedule(queue, key, deadline, Payload::from(timer));
                 }
             }
             i += 1;
         }
-        wake.settle(queue, out, hooks);
+        wake.settle(queue, handles, out, hooks);
     }
     if finish {
-        wake.arrive(queue, tape.end, out, hooks);
+        wake.arrive(queue, tape.end, handles, out, hooks);
     }
 }
 
@@ -182,7 +189,7 @@ struct Wake<const TICK: bool> {
 impl<const TICK: bool> Wake<TICK> {
     /// Reads the queue's clock and bound once, at the start of a replay.
     #[inline]
-    fn of<Q: TimerQueue<Payload>>(queue: &Q) -> Self {
+    fn of<Q: Driven>(queue: &Q) -> Self {
         Self {
             now: queue.now(),
             next: queue.next_expiry(),
@@ -194,14 +201,15 @@ impl<const TICK: bool> Wake<TICK> {
     /// (one call per tick), and a call per tick cost the ticked wheels up to
     /// a fifth of their time against a plain loop (`timerbench crosscheck`).
     #[inline(always)]
-    fn wake<Q: TimerQueue<Payload>, H: Hooks<Q>>(
+    fn wake<Q: Driven, H: Hooks<Q>>(
         &mut self,
         queue: &mut Q,
         to: Tick,
+        keys: &mut [Q::Key],
         out: &mut Vec<Expired<Payload>>,
         hooks: &mut H,
     ) {
-        hooks.advance(queue, to, out);
+        hooks.advance(queue, to, keys, out);
         self.now = to;
         self.next = queue.next_expiry();
     }
@@ -212,24 +220,25 @@ impl<const TICK: bool> Wake<TICK> {
     /// that last advance: the operations of the tick follow, and
     /// [`Wake::settle`] asks once they are done.
     #[inline]
-    fn arrive<Q: TimerQueue<Payload>, H: Hooks<Q>>(
+    fn arrive<Q: Driven, H: Hooks<Q>>(
         &mut self,
         queue: &mut Q,
         tick: Tick,
+        keys: &mut [Q::Key],
         out: &mut Vec<Expired<Payload>>,
         hooks: &mut H,
     ) {
         if TICK {
             while self.now + 1 < tick {
-                self.wake(queue, self.now + 1, out, hooks);
+                self.wake(queue, self.now + 1, keys, out, hooks);
             }
         } else {
             while let Some(bound) = self.next.filter(|&bound| bound < tick) {
-                self.wake(queue, bound.max(self.now), out, hooks);
+                self.wake(queue, bound.max(self.now), keys, out, hooks);
             }
         }
         if self.now < tick || self.next.is_some_and(|bound| bound <= tick) {
-            hooks.advance(queue, tick, out);
+            hooks.advance(queue, tick, keys, out);
             self.now = tick;
             self.next = None;
         }
@@ -239,30 +248,36 @@ impl<const TICK: bool> Wake<TICK> {
     /// already due (an overdue insert or reschedule), another advance at the
     /// same tick.
     #[inline]
-    fn settle<Q: TimerQueue<Payload>, H: Hooks<Q>>(
+    fn settle<Q: Driven, H: Hooks<Q>>(
         &mut self,
         queue: &mut Q,
+        keys: &mut [Q::Key],
         out: &mut Vec<Expired<Payload>>,
         hooks: &mut H,
     ) {
         self.next = queue.next_expiry();
         while self.next.is_some_and(|bound| bound <= self.now) {
-            self.wake(queue, self.now, out, hooks);
+            self.wake(queue, self.now, keys, out, hooks);
         }
     }
 }
 
 /// Builds a fresh queue with `Q`'s defaults and room for `max_pending` timers
 /// (the tape's largest pending population, so that arena growth stays out of
-/// the measured phase: see [`TimerQueue::reserve`]), and replays the tape's
-/// prefill into it with `hooks`, starting `buffers.handles` afresh.
-pub fn prefilled<Q: Algorithm + TimerQueue<Payload>, H: Hooks<Q>>(
+/// the measured phase: see [`algorithms::TimerQueue::reserve`]), and replays
+/// the tape's prefill into it with `hooks`, starting `buffers.handles` afresh.
+/// A queue made here is given back with [`retire`].
+pub fn prefilled<Q: Algorithm + Driven, H: Hooks<Q>>(
     tape: &Tape,
     driver: Driver,
     max_pending: usize,
-    buffers: &mut Buffers,
+    buffers: &mut Buffers<Q::Key>,
     hooks: &mut H,
 ) -> Q {
+    debug_assert!(
+        buffers.handles.is_empty(),
+        "the last replay's queue was retired"
+    );
     buffers.handles.clear();
     let mut queue = Q::with_defaults();
     queue.reserve(max_pending);
@@ -280,15 +295,24 @@ pub fn prefilled<Q: Algorithm + TimerQueue<Payload>, H: Hooks<Q>>(
 
 /// Replays the tape's measured phase (every operation after the prefill) and
 /// the advance to its end, with `hooks`, into a queue made by [`prefilled`].
-pub fn replay_measured<Q: TimerQueue<Payload>, H: Hooks<Q>>(
+pub fn replay_measured<Q: Driven, H: Hooks<Q>>(
     queue: &mut Q,
     tape: &Tape,
     driver: Driver,
-    buffers: &mut Buffers,
+    buffers: &mut Buffers<Q::Key>,
     hooks: &mut H,
 ) {
     let measured = tape.prefill..tape.ops.len();
     replay(queue, tape, measured, true, driver, buffers, hooks);
+}
+
+/// Ends a replay: hands the keys of the timers still pending back to `queue`
+/// ([`Driven::release`], for a crate whose keys must be consumed), empties
+/// `buffers.handles` and drops the queue. Untimed.
+pub fn retire<Q: Driven>(mut queue: Q, buffers: &mut Buffers<Q::Key>) {
+    queue.release(&mut buffers.handles);
+    buffers.handles.clear();
+    drop(queue);
 }
 
 /// An order-independent checksum of what a run did: every fired timer with the

@@ -71,6 +71,20 @@
 //! The crate's defaults ([`WheelBuilder::default`]), with a slab chunk of
 //! [`CHUNK`] entries: `params()` says `nexus-timer=1.5.0,tick=1ms,slots=64,
 //! clk_shift=3,levels=7,chunk=4096,poll=poll_and_rebalance`.
+//!
+//! # The crate as its users call it: `nexus-timer-native`
+//!
+//! [`NexusTimerNative`] is the same wheel driven the way the crate's README
+//! shows, as a native row (see [`crate::driven`]): the caller keeps each
+//! timer's `TimerHandle` in its own record of the timer (`Option`, `None`
+//! once it is consumed), the wheel's value is the timer's id,
+//! `schedule(origin + deadline ms, id)`, `cancel(handle)`,
+//! `reschedule(handle, at)`, and `poll_and_rebalance(origin + now ms, buf)`
+//! followed, per fired id, by `free` of the handle its record holds (the crate
+//! keeps a fired entry until its handle is consumed). No arena, no far map, no
+//! sort: a batch comes out in the crate's order. It reaches
+//! [`NexusTimerNative::TICK_LIMIT`] (just below [`HORIZON`]); a workload that
+//! goes further skips it.
 
 use std::time::{Duration, Instant};
 
@@ -78,6 +92,8 @@ use nexus_timer::{TimerHandle, Wheel, WheelBuilder};
 
 use super::{Armed, Taken, Timers, begin_advance};
 use crate::arena::Handle;
+use crate::driven;
+use crate::registry::Payload;
 use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
 /// Deadlines from here on (2^43 ms, about 278 years) are kept in the adapter's
@@ -256,6 +272,145 @@ impl<P: 'static> TimerQueue<P> for NexusTimer<P> {
     }
 }
 
+/// `nexus-timer`'s `Wheel` driven through its own API. See the module
+/// documentation.
+pub struct NexusTimerNative {
+    wheel: Wheel<Payload>,
+    /// The wheel's epoch: the crate's tick 0, from which it converts ticks
+    /// back to instants.
+    epoch: Instant,
+    /// Half a tick past the epoch (see the module documentation's *Time*):
+    /// the instant given for tick `t` is `origin + t ms`.
+    origin: Instant,
+    /// The buffer `poll_and_rebalance` appends to, reused by every advance.
+    fired: Vec<Payload>,
+    now: Tick,
+}
+
+impl std::fmt::Debug for NexusTimerNative {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NexusTimerNative")
+            .field("len", &self.wheel.len())
+            .field("now", &self.now)
+            .finish_non_exhaustive()
+    }
+}
+
+impl NexusTimerNative {
+    /// The instant the crate is given for `tick`.
+    #[inline]
+    fn instant(&self, tick: Tick) -> Instant {
+        self.origin + Duration::from_millis(tick)
+    }
+}
+
+impl Algorithm for NexusTimerNative {
+    const NAME: &'static str = "nexus-timer-native";
+    const FAMILY: Family = Family::Crate;
+    const COUNTS_WORK: bool = false;
+    const NATIVE_OF: Option<&'static str> = Some("nexus-timer");
+    const TICK_LIMIT: Tick = HORIZON - 1;
+    const SUMMARY: &'static str = "crate nexus-timer 1.5.0 through its own API: TimerHandles kept \
+         by the caller, poll_and_rebalance, free per fired timer; no adapter";
+
+    fn with_defaults() -> Self {
+        let epoch = Instant::now();
+        Self {
+            wheel: WheelBuilder::default()
+                .unbounded(CHUNK)
+                .build(epoch)
+                .expect("the default configuration is valid"),
+            epoch,
+            origin: epoch + Duration::from_micros(500),
+            fired: Vec::new(),
+            now: 0,
+        }
+    }
+
+    fn params(&self) -> String {
+        format!(
+            "nexus-timer=1.5.0,tick=1ms,slots=64,clk_shift=3,levels=7,chunk={CHUNK},\
+             poll=poll_and_rebalance,api=native"
+        )
+    }
+}
+
+impl driven::Driven for NexusTimerNative {
+    /// The crate's handle, until it is consumed.
+    type Key = Option<TimerHandle<Payload>>;
+
+    #[inline]
+    fn insert(&mut self, deadline: Tick, timer: Payload) -> Self::Key {
+        Some(self.wheel.schedule(self.instant(deadline), timer))
+    }
+
+    #[inline]
+    fn cancel(&mut self, key: &mut Self::Key, _timer: Payload) -> bool {
+        // A fired timer's handle was freed when it fired, so a handle still
+        // held is a pending timer's.
+        key.take()
+            .is_some_and(|handle| self.wheel.cancel(handle).is_some())
+    }
+
+    #[inline]
+    fn reschedule(&mut self, key: &mut Self::Key, _timer: Payload, deadline: Tick) -> bool {
+        let Some(handle) = key.take() else {
+            return false;
+        };
+        *key = Some(self.wheel.reschedule(handle, self.instant(deadline)));
+        true
+    }
+
+    #[inline]
+    fn advance(&mut self, now: Tick, keys: &mut [Self::Key], out: &mut Vec<Expired<Payload>>) {
+        if now < self.now {
+            return;
+        }
+        self.now = now;
+        let at = self.instant(now);
+        self.wheel.poll_and_rebalance(at, &mut self.fired);
+        for timer in self.fired.drain(..) {
+            if let Some(handle) = keys[timer as usize].take() {
+                self.wheel.free(handle);
+            }
+            // The wheel's value is the id alone; the timer fired at `now`.
+            out.push(Expired {
+                payload: timer,
+                deadline: now,
+            });
+        }
+    }
+
+    #[inline]
+    fn next_expiry(&self) -> Option<Tick> {
+        self.wheel
+            .next_deadline()
+            .map(|at| Tick::try_from((at - self.epoch).as_millis()).unwrap_or(Tick::MAX))
+    }
+
+    fn now(&self) -> Tick {
+        self.now
+    }
+
+    fn len(&self) -> usize {
+        self.wheel.len()
+    }
+
+    fn reserve(&mut self, _additional: usize) {
+        // The crate's slab grows by chunks and has no reserve.
+    }
+
+    fn counters(&self) -> Counters {
+        Counters::default()
+    }
+
+    fn release(&mut self, keys: &mut [Self::Key]) {
+        for handle in keys.iter_mut().filter_map(Option::take) {
+            self.wheel.cancel(handle);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,5 +450,37 @@ mod tests {
         wheel.advance(1, &mut out);
         assert_eq!(wheel.cancel(fired), None);
         drop(wheel);
+    }
+}
+
+#[cfg(test)]
+mod native_tests {
+    use super::NexusTimerNative;
+    use crate::Algorithm;
+    use crate::driven::Driven;
+
+    #[test]
+    fn the_native_wheel_frees_fired_handles_and_misses_after() {
+        let mut wheel = NexusTimerNative::with_defaults();
+        let mut keys: Vec<_> = [5, 70, 600]
+            .into_iter()
+            .zip(0..)
+            .map(|(d, t)| wheel.insert(d, t))
+            .collect();
+        assert!(wheel.cancel(&mut keys[1], 1));
+        assert!(wheel.reschedule(&mut keys[2], 2, 6));
+        let mut out = Vec::new();
+        wheel.advance(5, &mut keys, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(wheel.next_expiry(), Some(6));
+        wheel.advance(6, &mut keys, &mut out);
+        let fired: Vec<_> = out.iter().map(|e| (e.payload, e.deadline)).collect();
+        assert_eq!(fired, [(0, 5), (2, 6)]);
+        assert!(keys.iter().all(Option::is_none), "every handle consumed");
+        assert!(!wheel.cancel(&mut keys[0], 0));
+        assert!(!wheel.reschedule(&mut keys[2], 2, 9));
+        assert_eq!(wheel.len(), 0);
+        let mut pending = vec![wheel.insert(50, 0)];
+        wheel.release(&mut pending);
     }
 }
