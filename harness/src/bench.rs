@@ -220,6 +220,8 @@ pub struct AlgorithmResult {
     pub params: String,
     /// [`Algorithm::COUNTS_WORK`]: whether the counters mean anything.
     pub counts_work: bool,
+    /// [`Algorithm::NATIVE_OF`]: for a native row, its contract row.
+    pub native_of: Option<&'static str>,
     /// Measured or skipped.
     pub outcome: Outcome,
 }
@@ -546,6 +548,7 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
             algorithm: Q::NAME,
             params: Q::with_defaults().params(),
             counts_work: Q::COUNTS_WORK,
+            native_of: Q::NATIVE_OF,
             outcome,
         }
     }
@@ -644,6 +647,7 @@ impl Contender for Overhead {
             algorithm: NullQueue::NAME,
             params: "-".to_owned(),
             counts_work: false,
+            native_of: None,
             outcome: Outcome::Skipped("the overhead probe is not an algorithm".to_owned()),
         }
     }

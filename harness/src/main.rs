@@ -337,6 +337,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     );
     let written = output::write_all(&args.out, &rows, &metadata).map_err(Failure::Run)?;
     print_summary(&rows, &selection, args.repeat);
+    print_contract_cost(&rows);
     print_overhead(&overheads);
     if let Some((start, end)) = steal_at_start.zip(clock::steal_seconds()) {
         println!(
@@ -352,6 +353,34 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         println!("wrote {}", path.display());
     }
     Ok(())
+}
+
+/// What the contract costs each native row's structure, one line per pair.
+fn print_contract_cost(rows: &Rows) {
+    let costs = rows.contract_costs();
+    if costs.is_empty() {
+        return;
+    }
+    println!();
+    println!(
+        "What the contract costs: the contract row's median over the native row's (same structure, its own API), [95% interval]; = when the medians' intervals overlap:"
+    );
+    for cost in costs {
+        let interval = cost
+            .ratio_ci_low
+            .zip(cost.ratio_ci_high)
+            .map_or_else(String::new, |(low, high)| format!(" [{low:.2}, {high:.2}]"));
+        println!(
+            "  {:<12} {:<26} {:>6.1} ns over {:<24} {:>6.1} ns: {:.2}x{interval}{}",
+            cost.workload,
+            cost.contract,
+            cost.contract_ns,
+            cost.native,
+            cost.native_ns,
+            cost.ratio,
+            if cost.tied { " =" } else { "" }
+        );
+    }
 }
 
 /// `timerbench agreement`: how many cells of NEW agree with BASE.

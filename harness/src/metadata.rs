@@ -74,6 +74,8 @@ pub struct AlgorithmEntry {
     counts_work: bool,
     params: String,
     summary: &'static str,
+    /// For a native row, the contract row that runs the same structure.
+    native_of: Option<&'static str>,
 }
 
 /// The contents of `metadata.json`.
@@ -132,6 +134,7 @@ impl Metadata {
                     counts_work: info.counts_work,
                     params: info.params,
                     summary: info.summary,
+                    native_of: info.native_of,
                 })
                 .collect(),
             workloads: selection

@@ -35,6 +35,8 @@ pub const THROUGHPUT_FILE: &str = "throughput.csv";
 pub const REPETITIONS_FILE: &str = "repetitions.csv";
 /// Per-operation latency percentiles.
 pub const LATENCY_FILE: &str = "latency.csv";
+/// What the contract costs each native row's structure.
+pub const CONTRACT_COST_FILE: &str = "contract_cost.csv";
 /// Run metadata (JSON).
 pub const METADATA_FILE: &str = "metadata.json";
 
@@ -114,6 +116,36 @@ pub struct ThroughputRow {
     tied_with_best: Option<bool>,
 }
 
+/// One row of `contract_cost.csv`: a native row (a crate or baseline driven
+/// through its own API) against its contract row (the same structure behind
+/// `TimerQueue`) on one workload, both as whole passes.
+#[derive(Debug, Serialize)]
+pub struct ContractCostRow {
+    schema_version: u32,
+    /// The workload.
+    pub workload: String,
+    scale: String,
+    driver: String,
+    /// The native row.
+    pub native: String,
+    /// Its contract row.
+    pub contract: String,
+    /// The native row's median ns per operation.
+    pub native_ns: f64,
+    /// The contract row's.
+    pub contract_ns: f64,
+    /// `contract_ns / native_ns`: what the contract (an adapter's handle map
+    /// and batch sort, a baseline's stale-safe handles) multiplies the
+    /// structure's own cost by.
+    pub ratio: f64,
+    /// The ratio's 95% bootstrap interval.
+    pub ratio_ci_low: Option<f64>,
+    /// Its upper end.
+    pub ratio_ci_high: Option<f64>,
+    /// Whether the two medians' intervals overlap: no measurable cost.
+    pub tied: bool,
+}
+
 /// One row of `repetitions.csv`: one operation of one timed pass.
 #[derive(Debug, Serialize)]
 pub struct RepetitionRow {
@@ -184,6 +216,7 @@ pub struct Rows {
     throughput: Vec<ThroughputRow>,
     repetitions: Vec<RepetitionRow>,
     latency: Vec<LatencyRow>,
+    contract_cost: Vec<ContractCostRow>,
 }
 
 /// The headline of one measured cell, for the terminal summary.
@@ -254,6 +287,50 @@ impl Rows {
                 _ => None,
             };
             self.add(&key, facts, result, floor, comparison);
+        }
+        self.add_contract_costs(key, results, &headlines, seed);
+    }
+
+    /// A `contract_cost.csv` row per native row measured beside its contract
+    /// row.
+    fn add_contract_costs(
+        &mut self,
+        key: &Key,
+        results: &[AlgorithmResult],
+        headlines: &[Option<(Vec<f64>, Summary)>],
+        seed: u64,
+    ) {
+        let headline = |name: &str| {
+            results
+                .iter()
+                .position(|r| r.algorithm == name)
+                .and_then(|i| headlines[i].as_ref().map(|h| (i, h)))
+        };
+        for result in results {
+            let Some(contract) = result.native_of else {
+                continue;
+            };
+            let (Some((native_index, native)), Some((_, contracted))) =
+                (headline(result.algorithm), headline(contract))
+            else {
+                continue;
+            };
+            let ratio_seed = mix(seed ^ mix(!(native_index as u64)));
+            let interval = stats::ratio_interval(&contracted.0, &native.0, ratio_seed);
+            self.contract_cost.push(ContractCostRow {
+                schema_version: SCHEMA_VERSION,
+                workload: key.workload.clone(),
+                scale: key.scale.clone(),
+                driver: key.driver.clone(),
+                native: result.algorithm.to_owned(),
+                contract: contract.to_owned(),
+                native_ns: native.1.median,
+                contract_ns: contracted.1.median,
+                ratio: contracted.1.median / native.1.median,
+                ratio_ci_low: interval.map(|i| i.0),
+                ratio_ci_high: interval.map(|i| i.1),
+                tied: contracted.1.overlaps(&native.1),
+            });
         }
     }
 
@@ -508,6 +585,11 @@ impl Rows {
             })
     }
 
+    /// The `contract_cost.csv` rows, for the terminal summary.
+    pub fn contract_costs(&self) -> &[ContractCostRow] {
+        &self.contract_cost
+    }
+
     /// The `runs.csv` rows, for the summary table:
     /// (algorithm, workload, status, empty slot visits).
     pub fn run_summaries(&self) -> impl Iterator<Item = (&str, &str, &'static str, Option<u64>)> {
@@ -574,6 +656,8 @@ pub fn write_all(dir: &Path, rows: &Rows, metadata: &impl Serialize) -> Result<V
         staged.push(stage_csv(dir, THROUGHPUT_FILE, &rows.throughput)?);
         staged.push(stage_csv(dir, REPETITIONS_FILE, &rows.repetitions)?);
         staged.push(stage_csv(dir, LATENCY_FILE, &rows.latency)?);
+        // Written even when empty, so that no earlier run's rows stay behind.
+        staged.push(stage_csv(dir, CONTRACT_COST_FILE, &rows.contract_cost)?);
         let json = serde_json::to_string_pretty(metadata)? + "\n";
         staged.push(stage_bytes(dir, METADATA_FILE, json.as_bytes())?);
         Ok(())

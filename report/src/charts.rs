@@ -1153,6 +1153,7 @@ mod tests {
             throughput: Vec::new(),
             repetitions: Vec::new(),
             latency: Vec::new(),
+            contract_cost: Vec::new(),
         });
         let find = |name: &str| model.algorithms.iter().find(|a| a.name == name).unwrap();
         let counter = COUNTERS[0];

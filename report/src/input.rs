@@ -31,6 +31,9 @@ pub const REPETITIONS_FILE: &str = "repetitions.csv";
 pub const LATENCY_FILE: &str = "latency.csv";
 /// The run metadata.
 pub const METADATA_FILE: &str = "metadata.json";
+/// What the contract costs each native row: optional (a run without native
+/// rows, or one made before they existed, has none).
+pub const CONTRACT_COST_FILE: &str = "contract_cost.csv";
 
 /// The name of the column every CSV row starts with.
 const VERSION_COLUMN: &str = "schema_version";
@@ -153,6 +156,37 @@ impl CheckRow for ThroughputRow {
 impl CheckRow for RepetitionRow {}
 
 impl CheckRow for LatencyRow {}
+
+/// One row of `contract_cost.csv`: a native row against its contract row.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ContractCostRow {
+    /// The workload's name.
+    pub workload: String,
+    /// The native row (a crate or baseline through its own API).
+    pub native: String,
+    /// The contract row running the same structure.
+    pub contract: String,
+    /// The native row's median ns per operation.
+    pub native_ns: f64,
+    /// The contract row's median ns per operation.
+    pub contract_ns: f64,
+    /// `contract_ns / native_ns`.
+    pub ratio: f64,
+    /// The ratio's bootstrap interval.
+    pub ratio_ci_low: Option<f64>,
+    /// The ratio's bootstrap interval.
+    pub ratio_ci_high: Option<f64>,
+    /// Whether the two medians' intervals overlap.
+    pub tied: bool,
+}
+
+impl CheckRow for ContractCostRow {
+    fn check(&self) -> Result<(), String> {
+        non_negative("native_ns", self.native_ns)?;
+        non_negative("contract_ns", self.contract_ns)?;
+        non_negative("ratio", self.ratio)
+    }
+}
 
 impl RunRow {
     /// Whether the row was measured (not skipped).
@@ -367,6 +401,8 @@ pub struct Results {
     pub repetitions: Vec<RepetitionRow>,
     /// `latency.csv`.
     pub latency: Vec<LatencyRow>,
+    /// `contract_cost.csv`, empty when the file is absent or empty.
+    pub contract_cost: Vec<ContractCostRow>,
 }
 
 /// Reads and checks every file of the results directory `dir`.
@@ -385,6 +421,7 @@ pub fn read_results(dir: &Path) -> Result<Results, InputError> {
         throughput: read_csv(&dir.join(THROUGHPUT_FILE))?,
         repetitions: read_csv(&dir.join(REPETITIONS_FILE))?,
         latency: read_csv(&dir.join(LATENCY_FILE))?,
+        contract_cost: read_optional_csv(&dir.join(CONTRACT_COST_FILE))?,
     };
     check_complete(dir, &results)?;
     Ok(results)
@@ -456,6 +493,21 @@ fn read_text(path: &Path) -> Result<String, InputError> {
 /// header, and every field must parse.
 pub fn read_csv<T: DeserializeOwned + CheckRow>(path: &Path) -> Result<Vec<T>, InputError> {
     let text = read_text(path)?;
+    parse_csv(path, &text)
+}
+
+/// [`read_csv`] for a file that may be absent; an absent or empty file has no
+/// rows.
+pub fn read_optional_csv<T: DeserializeOwned + CheckRow>(
+    path: &Path,
+) -> Result<Vec<T>, InputError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text = read_text(path)?;
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
     parse_csv(path, &text)
 }
 

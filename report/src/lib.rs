@@ -113,6 +113,7 @@ pub(crate) fn fixture_model() -> model::Model {
             include_str!("../tests/fixture/latency.csv"),
         )
         .expect("fixture latency"),
+        contract_cost: Vec::new(),
     };
     model::Model::new(results)
 }

@@ -403,6 +403,7 @@ mod tests {
             throughput: Vec::new(),
             repetitions: Vec::new(),
             latency: Vec::new(),
+            contract_cost: Vec::new(),
         })
     }
 

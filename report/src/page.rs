@@ -72,7 +72,9 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
                 Part::Text(
                     "The fastest algorithm per workload by all-in median ns per operation, or \
                      \"tie within noise\" with every algorithm whose interval overlaps the best's; and \
-                     how far behind the runner-up, the best third-party crate (family `crate`) and the \
+                     how far behind the runner-up, the best third-party crate (family `crate`; where a \
+                     crate also ran through its own API, that native row stands for it and its \
+                     adapter is set aside as `crate adapter`) and the \
                      best standard-library baseline (family `baseline`) are, each ratio with its \
                      bootstrap interval; those two columns appear when their family ran, and say when \
                      the best of the family ties with another member."
@@ -142,6 +144,25 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
             )
             .collect(),
     });
+    if let Some(table) = tables::contract_cost_table(model) {
+        out.push(Section {
+            title: "What the contract costs: crates and baselines through their own API".to_owned(),
+            parts: vec![
+                Part::Text(
+                    "Each crate (family `crate`) and each standard-library baseline runs twice: \
+                     behind this project's `TimerQueue` contract (its row without a suffix), and \
+                     driven the way its own users drive it (the `-native` or `-plain` row: its own \
+                     keys kept by the caller, its own poll, no handle map, no batch sort). Each cell \
+                     is the contract row's all-in median over the native row's, with the bootstrap \
+                     interval of the ratio and both medians; ≈ marks overlapping median intervals \
+                     (no measurable cost). Above 1 is what the contract (stale-safe handles, deadline \
+                     order) costs that structure."
+                        .to_owned(),
+                ),
+                Part::Table(table),
+            ],
+        });
+    }
     if let Some(table) = tables::lateness_table(model) {
         out.push(Section {
             title: "Inexact algorithms: largest lateness (ticks)".to_owned(),

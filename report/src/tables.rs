@@ -386,6 +386,64 @@ pub fn lateness_table(model: &Model) -> Option<Table> {
     })
 }
 
+/// What the contract costs each native row's structure: per workload, the
+/// contract row's median over the native row's, with its interval. `None`
+/// when the results have no such pairs.
+pub fn contract_cost_table(model: &Model) -> Option<Table> {
+    let costs = &model.results.contract_cost;
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    for cost in costs {
+        let pair = (cost.contract.as_str(), cost.native.as_str());
+        if !pairs.contains(&pair) {
+            pairs.push(pair);
+        }
+    }
+    if pairs.is_empty() {
+        return None;
+    }
+    let mut headers = vec!["workload".to_owned()];
+    headers.extend(
+        pairs
+            .iter()
+            .map(|(contract, native)| format!("{contract} / {native}")),
+    );
+    let rows = model
+        .workloads
+        .iter()
+        .filter(|w| costs.iter().any(|c| &c.workload == *w))
+        .map(|w| {
+            let mut cells = vec![TableCell::plain(w.clone())];
+            cells.extend(pairs.iter().map(|&(contract, native)| {
+                costs
+                    .iter()
+                    .find(|c| &c.workload == w && c.contract == contract && c.native == native)
+                    .map_or_else(
+                        || TableCell::plain(MISSING),
+                        |c| {
+                            let interval = c
+                                .ratio_ci_low
+                                .zip(c.ratio_ci_high)
+                                .map_or_else(String::new, |(lo, hi)| {
+                                    format!(" [{lo:.2}, {hi:.2}]")
+                                });
+                            let tie = if c.tied { " ≈" } else { "" };
+                            TableCell::plain(format!(
+                                "{:.2}x{interval}{tie} ({:.1} / {:.1} ns)",
+                                c.ratio, c.contract_ns, c.native_ns
+                            ))
+                        },
+                    )
+            }));
+            Row::Cells(cells)
+        })
+        .collect();
+    Some(Table {
+        numeric: true,
+        headers,
+        rows,
+    })
+}
+
 /// Every skipped run with its reason. `None` when nothing was skipped.
 pub fn skipped_table(model: &Model) -> Option<Table> {
     let rows: Vec<Row> = model
@@ -592,5 +650,40 @@ mod tests {
         assert_eq!(hex(heat_colour(10_000.0)), "#ff7373");
         assert_eq!(hex(heat_colour(1e9)), "#ff7373");
         assert!(heat_colour(150.0) > heat_colour(1000.0));
+    }
+
+    #[test]
+    fn the_contract_cost_table_has_a_column_per_pair_and_sets_adapters_aside() {
+        let mut model = crate::fixture_model();
+        assert!(contract_cost_table(&model).is_none(), "no pairs, no table");
+        model
+            .results
+            .contract_cost
+            .push(crate::input::ContractCostRow {
+                workload: "timeouts".into(),
+                native: "nexus-timer-native".into(),
+                contract: "nexus-timer".into(),
+                native_ns: 20.0,
+                contract_ns: 25.0,
+                ratio: 1.25,
+                ratio_ci_low: Some(1.2),
+                ratio_ci_high: Some(1.3),
+                tied: false,
+            });
+        let table = contract_cost_table(&model).expect("a pair");
+        assert_eq!(table.headers[1], "nexus-timer / nexus-timer-native");
+        assert_eq!(table.rows.len(), 1, "only the workload with a pair");
+        let markdown = table.to_markdown();
+        assert!(
+            markdown.contains("1.25x [1.20, 1.30] (25.0 / 20.0 ns)"),
+            "{markdown}"
+        );
+        // The adapter with a native twin leaves the `crate` family's contest.
+        let verdict = summary::workload_verdict(&model, "timeouts").expect("measured");
+        assert!(
+            verdict
+                .best_crate
+                .is_none_or(|best| best.best.name != "nexus-timer"),
+        );
     }
 }
