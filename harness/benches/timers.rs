@@ -1,6 +1,9 @@
 //! Criterion micro-benchmarks: the cost of one timer operation on a queue that
-//! holds a fixed number of pending timers, for every registered algorithm, and
-//! the cost of replaying two small built-in workloads.
+//! holds a fixed number of pending timers, for every registered row (the
+//! algorithms behind the contract, and the native rows: each crate through its
+//! own API, each baseline as the shortest user code; see `algorithms::driven`),
+//! and the cost of replaying two small built-in workloads. A crate's
+//! `-native` row is the figure to set beside the crate's own published ones.
 //!
 //! `make results` measures whole workloads (tapes with prefill, arrivals,
 //! cancels and expiries, verified against the reference model). This bench
@@ -98,8 +101,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use algorithms::registry::{self, AlgorithmVisitor, Payload};
-use algorithms::{Algorithm, Expired, Handle, Tick, TimerQueue};
+use algorithms::driven::Driven;
+use algorithms::registry::{self, Payload, RowVisitor};
+use algorithms::{Algorithm, Expired, Tick};
 use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
@@ -187,14 +191,26 @@ impl Operation {
 }
 
 /// A queue held at N pending timers, with what the routines need around it.
-struct Fixture<Q> {
+///
+/// Timers are numbered, and the number is the payload, as in a replay: the
+/// caller's record of its timers is `keys`, indexed by number, holding what the
+/// queue handed out (the contract's `Handle`, or a native row's own key, see
+/// `algorithms::driven`). Numbers are recycled through `free`, so `keys` stays
+/// at N + [`BATCH`] entries however long criterion runs. A timed operation
+/// reads its timer's key from `keys` at the timer's number, as a server reads
+/// the key from the record of the connection it is about to touch.
+struct Fixture<Q: Driven> {
     /// The queue under test, built with the algorithm's defaults.
     queue: Q,
     /// N, the population every routine returns the queue to.
     pending: usize,
-    /// The handle of each of the N timers the insert and cancel routines keep
+    /// The key of every timer, by number (see above).
+    keys: Vec<Q::Key>,
+    /// Numbers not in use, taken by the next inserts.
+    free: Vec<u32>,
+    /// The numbers of the N timers the insert and cancel routines keep
     /// pending (the `expire` routine does not use it).
-    table: Vec<Handle>,
+    table: Vec<u32>,
     /// A random permutation of the table's indices, walked cyclically to choose
     /// the timers to cancel: a batch never names one twice.
     victims: Vec<u32>,
@@ -202,22 +218,28 @@ struct Fixture<Q> {
     cursor: usize,
     /// Every deadline and the victims' order come from this generator.
     rng: ChaCha8Rng,
-    /// The last payload handed out: payloads number the timers.
-    next_payload: Payload,
     /// Live heap bytes just before the queue was built.
     live_before: u64,
     /// The queue's heap bytes when built.
     built_bytes: u64,
     /// Times the queue was rebuilt because it grew past [`GROWTH_LIMIT`].
     rebuilds: u32,
-    /// Scratch, presized: one batch's deadlines and handles.
+    /// Scratch, presized: one batch's deadlines and timer numbers.
     deadlines: Vec<Tick>,
-    handles: Vec<Handle>,
+    batch: Vec<u32>,
     /// The output buffer of `advance`, presized for the whole queue.
     out: Vec<Expired<Payload>>,
 }
 
-impl<Q: Algorithm + TimerQueue<Payload>> Fixture<Q> {
+impl<Q: Driven> Drop for Fixture<Q> {
+    /// Hands the keys still held back to the queue (a crate whose keys must be
+    /// consumed asserts so in debug builds).
+    fn drop(&mut self) {
+        self.queue.release(&mut self.keys);
+    }
+}
+
+impl<Q: Algorithm + Driven> Fixture<Q> {
     /// A queue of `pending` timers in the steady state of the churn (see the
     /// module documentation).
     fn new(pending: usize) -> Self {
@@ -228,16 +250,17 @@ impl<Q: Algorithm + TimerQueue<Payload>> Fixture<Q> {
         let mut fixture = Self {
             queue: Q::with_defaults(),
             pending,
+            keys: Vec::with_capacity(pending + BATCH),
+            free: Vec::with_capacity(pending + BATCH),
             table: Vec::with_capacity(pending),
             victims,
             cursor: 0,
             rng,
-            next_payload: 0,
             live_before: 0,
             built_bytes: 0,
             rebuilds: 0,
             deadlines: Vec::with_capacity(BATCH),
-            handles: Vec::with_capacity(BATCH),
+            batch: Vec::with_capacity(BATCH),
             out: Vec::with_capacity(pending + BATCH),
         };
         fixture.build();
@@ -246,23 +269,32 @@ impl<Q: Algorithm + TimerQueue<Payload>> Fixture<Q> {
 
     /// (Re)builds the queue with N steady-state timers and records its size.
     fn build(&mut self) {
+        self.queue.release(&mut self.keys);
+        self.keys.clear();
         self.queue = Q::with_defaults();
         self.table.clear();
         self.live_before = alloc::snapshot().live;
         // Room for every timer a batch can hold, as the harness gives its queues.
         self.queue.reserve(self.pending + BATCH);
         let now = self.queue.now();
-        for _ in 0..self.pending {
+        // N + BATCH timers numbered in order, the last BATCH cancelled at once:
+        // every number a routine uses has its entry in `keys` from here on, and
+        // the size recorded includes the growth of any buffer that one
+        // excursion to N + BATCH doubles, as every batch makes.
+        for number in 0..self.pending + BATCH {
             let remaining = self.delay().min(self.delay());
-            let payload = self.payload();
-            let handle = self.queue.insert(now + remaining, payload);
-            self.table.push(handle);
+            let timer = number as Payload;
+            let key = self.queue.insert(now + remaining, timer);
+            self.keys.push(key);
         }
-        // One excursion to N + BATCH and back, as every batch makes, so that the
-        // size recorded includes the growth of any buffer it doubles.
-        self.draw_deadlines(BATCH);
-        self.insert_drawn();
-        self.cancel_handles();
+        self.table.extend(0..self.pending as u32);
+        self.free.clear();
+        for number in self.pending..self.pending + BATCH {
+            let number = number as u32;
+            self.queue
+                .cancel(&mut self.keys[number as usize], Payload::from(number));
+            self.free.push(number);
+        }
         self.built_bytes = alloc::snapshot().live.saturating_sub(self.live_before);
     }
 
@@ -281,19 +313,20 @@ impl<Q: Algorithm + TimerQueue<Payload>> Fixture<Q> {
         self.rng.random_range(1..=SPREAD)
     }
 
-    /// A fresh payload (a timer number).
-    fn payload(&mut self) -> Payload {
-        self.next_payload += 1;
-        self.next_payload
-    }
-
-    /// Draws `k` deadlines from now into `self.deadlines`.
-    fn draw_deadlines(&mut self, k: usize) {
+    /// Draws `k` deadlines from now into `self.deadlines`, and `k` free
+    /// numbers into `self.batch`, for the next inserts.
+    fn draw(&mut self, k: usize) {
         self.deadlines.clear();
+        self.batch.clear();
         let now = self.queue.now();
         for _ in 0..k {
             let delay = self.delay();
             self.deadlines.push(now + delay);
+            let number = self
+                .free
+                .pop()
+                .expect("N + BATCH numbers cover every timer");
+            self.batch.push(number);
         }
     }
 
@@ -304,23 +337,21 @@ impl<Q: Algorithm + TimerQueue<Payload>> Fixture<Q> {
         victim
     }
 
-    /// Inserts `self.deadlines`, keeping the handles in `self.handles`. This is
-    /// the timed part of `insert` and `insert-cancel`.
+    /// Inserts the drawn timers. This is the timed part of `insert` and
+    /// `insert-cancel`.
     #[inline(always)]
     fn insert_drawn(&mut self) {
-        self.handles.clear();
-        for &deadline in &self.deadlines {
-            self.next_payload += 1;
-            let handle = self.queue.insert(deadline, self.next_payload);
-            self.handles.push(handle);
+        for (&deadline, &number) in self.deadlines.iter().zip(&self.batch) {
+            self.keys[number as usize] = self.queue.insert(deadline, Payload::from(number));
         }
     }
 
-    /// Cancels every timer in `self.handles`, each a pending one.
+    /// Cancels every timer in `self.batch`, each a pending one.
     #[inline(always)]
-    fn cancel_handles(&mut self) {
-        for &handle in &self.handles {
-            black_box(self.queue.cancel(handle));
+    fn cancel_batch_timers(&mut self) {
+        for &number in &self.batch {
+            let key = &mut self.keys[number as usize];
+            black_box(self.queue.cancel(key, Payload::from(number)));
         }
     }
 
@@ -348,14 +379,19 @@ impl<Q: Algorithm + TimerQueue<Payload>> Fixture<Q> {
     /// `k` timed inserts, then `k` untimed cancels of random pending timers,
     /// whose table entries the new timers take.
     fn insert_batch(&mut self, k: usize) -> Duration {
-        self.draw_deadlines(k);
+        self.draw(k);
         let start = Instant::now();
         self.insert_drawn();
         let elapsed = start.elapsed();
         for j in 0..k {
             let victim = self.next_victim();
-            black_box(self.queue.cancel(self.table[victim]));
-            self.table[victim] = self.handles[j];
+            let old = self.table[victim];
+            black_box(
+                self.queue
+                    .cancel(&mut self.keys[old as usize], Payload::from(old)),
+            );
+            self.free.push(old);
+            self.table[victim] = self.batch[j];
         }
         elapsed
     }
@@ -363,30 +399,33 @@ impl<Q: Algorithm + TimerQueue<Payload>> Fixture<Q> {
     /// `k` timed cancels of random pending timers, then `k` untimed inserts
     /// that take their table entries.
     fn cancel_batch(&mut self, k: usize) -> Duration {
-        self.handles.clear();
         let mut victims = [0usize; BATCH];
+        self.batch.clear();
         for victim in &mut victims[..k] {
             *victim = self.next_victim();
-            self.handles.push(self.table[*victim]);
+            self.batch.push(self.table[*victim]);
         }
         let start = Instant::now();
-        self.cancel_handles();
+        self.cancel_batch_timers();
         let elapsed = start.elapsed();
-        self.draw_deadlines(k);
+        self.free.extend_from_slice(&self.batch);
+        self.draw(k);
+        self.insert_drawn();
         for (j, &victim) in victims[..k].iter().enumerate() {
-            let payload = self.payload();
-            self.table[victim] = self.queue.insert(self.deadlines[j], payload);
+            self.table[victim] = self.batch[j];
         }
         elapsed
     }
 
     /// `k` timed inserts followed by the timed cancels of the same `k` timers.
     fn insert_cancel_batch(&mut self, k: usize) -> Duration {
-        self.draw_deadlines(k);
+        self.draw(k);
         let start = Instant::now();
         self.insert_drawn();
-        self.cancel_handles();
-        start.elapsed()
+        self.cancel_batch_timers();
+        let elapsed = start.elapsed();
+        self.free.extend_from_slice(&self.batch);
+        elapsed
     }
 
     /// Fires timers until `iters` have fired, in timed batches of at least
@@ -399,10 +438,17 @@ impl<Q: Algorithm + TimerQueue<Payload>> Fixture<Q> {
             let (batch_time, batch_fired) = self.expire_batch();
             elapsed += batch_time;
             fired += batch_fired as u64;
-            self.draw_deadlines(batch_fired);
-            for j in 0..batch_fired {
-                let payload = self.payload();
-                self.queue.insert(self.deadlines[j], payload);
+            // The fired timers' numbers are free again; as many new timers
+            // take them.
+            self.free
+                .extend(self.out.iter().map(|expired| expired.payload as u32));
+            self.out.clear();
+            let mut left = batch_fired;
+            while left > 0 {
+                let k = left.min(BATCH);
+                self.draw(k);
+                self.insert_drawn();
+                left -= k;
             }
             self.bound_growth();
         }
@@ -410,22 +456,20 @@ impl<Q: Algorithm + TimerQueue<Payload>> Fixture<Q> {
     }
 
     /// Advances as the event driver does until at least [`BATCH`] timers have
-    /// fired; returns the time taken and the timers fired.
+    /// fired; returns the time taken and the timers fired, which stay in
+    /// `self.out` (presized for every timer, so it does not grow).
     fn expire_batch(&mut self) -> (Duration, usize) {
-        let mut fired = 0;
         let start = Instant::now();
-        while fired < BATCH {
+        while self.out.len() < BATCH {
             let next = self
                 .queue
                 .next_expiry()
                 .expect("the queue holds N timers, so it has a next expiry");
             let to = next.max(self.queue.now());
-            self.queue.advance(to, &mut self.out);
-            fired += self.out.len();
-            black_box(self.out.as_slice());
-            self.out.clear();
+            self.queue.advance(to, &mut self.keys, &mut self.out);
         }
-        (start.elapsed(), fired)
+        black_box(self.out.as_slice());
+        (start.elapsed(), self.out.len())
     }
 }
 
@@ -439,8 +483,8 @@ struct MicroBenches<'g, 'c> {
     announce_skips: bool,
 }
 
-impl AlgorithmVisitor for MicroBenches<'_, '_> {
-    fn visit<Q: Algorithm + TimerQueue<Payload>>(&mut self) {
+impl RowVisitor for MicroBenches<'_, '_> {
+    fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
         let group = self.operation.name();
         let (run, skipped): (Vec<usize>, Vec<usize>) =
             PENDING.iter().partition(|&&n| n <= Q::PENDING_LIMIT);
@@ -480,8 +524,8 @@ struct ReplayBenches<'g, 'c> {
     plain: bool,
 }
 
-impl AlgorithmVisitor for ReplayBenches<'_, '_> {
-    fn visit<Q: Algorithm + TimerQueue<Payload>>(&mut self) {
+impl RowVisitor for ReplayBenches<'_, '_> {
+    fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
         let group = if self.plain { "plain" } else { "replay" };
         for prepared in self.workloads {
             let tape = &prepared.tape;
@@ -499,7 +543,7 @@ impl AlgorithmVisitor for ReplayBenches<'_, '_> {
             // timed replay (an inexact algorithm may fire larger batches than
             // the reference model).
             let timers = tape.timers as usize;
-            let mut buffers = Buffers::with_capacity(timers, timers);
+            let mut buffers: Buffers<Q::Key> = Buffers::with_capacity(timers, timers);
             let measured = (tape.ops.len() - tape.prefill) as u64;
             self.group.throughput(Throughput::Elements(measured));
             self.group
@@ -517,9 +561,9 @@ impl AlgorithmVisitor for ReplayBenches<'_, '_> {
 /// One replay of `prepared`'s measured phase on a fresh queue whose prefill is
 /// untimed, by the harness's replay or (`plain`) the plain loop; returns the
 /// measured phase's time.
-fn replay_once<Q: Algorithm + TimerQueue<Payload>>(
+fn replay_once<Q: Algorithm + Driven>(
     prepared: &Prepared,
-    buffers: &mut Buffers,
+    buffers: &mut Buffers<Q::Key>,
     plain: bool,
 ) -> Duration {
     let tape = &prepared.tape;
@@ -553,7 +597,7 @@ fn micro(c: &mut Criterion) {
     for (i, operation) in Operation::ALL.into_iter().enumerate() {
         let mut group = c.benchmark_group(operation.name());
         group.throughput(Throughput::Elements(1));
-        registry::for_each(&mut MicroBenches {
+        registry::for_each_row(&mut MicroBenches {
             group: &mut group,
             operation,
             announce_skips: i == 0,
@@ -579,7 +623,7 @@ fn replay(c: &mut Criterion) {
         // A replay takes milliseconds (a sorted list's, a tenth of a second): the
         // same iteration count per sample keeps the sample count, not the time, fixed.
         group.sampling_mode(SamplingMode::Flat);
-        registry::for_each(&mut ReplayBenches {
+        registry::for_each_row(&mut ReplayBenches {
             group: &mut group,
             workloads: &workloads,
             plain,

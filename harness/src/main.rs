@@ -434,7 +434,7 @@ fn crosscheck(args: CrosscheckArgs) -> Result<(), Failure> {
             seed: workload_seed(args.seed, spec.name()),
             rows: Vec::new(),
         };
-        registry::for_each(&mut check);
+        registry::for_each_row(&mut check);
         for row in &check.rows {
             if row.plain_fired != row.harness_fired {
                 return Err(Failure::Run(anyhow::anyhow!(

@@ -15,8 +15,10 @@
 
 use std::time::Instant;
 
-use algorithms::registry::{AlgorithmVisitor, Payload};
-use algorithms::{Algorithm, Expired, Handle, TimerQueue};
+use algorithms::Algorithm;
+use algorithms::Expired;
+use algorithms::driven::Driven;
+use algorithms::registry::{Payload, RowVisitor};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use workloads::{Op, Tape};
@@ -27,13 +29,13 @@ use crate::replay::{Buffers, Driver, prefilled, replay_measured, retire};
 use crate::stats;
 
 /// Replays `tape.ops[from..]` and the advance to the tape's end into `queue`
-/// as a plain event loop, `handles` holding the handle of every timer inserted
+/// as a plain event loop, `handles` holding the key of every timer inserted
 /// before (by timer number). Returns the number of timers fired.
-pub fn plain_loop<Q: TimerQueue<Payload>>(
+pub fn plain_loop<Q: Driven>(
     queue: &mut Q,
     tape: &Tape,
     from: usize,
-    handles: &mut Vec<Handle>,
+    handles: &mut Vec<Q::Key>,
     fired: &mut Vec<Expired<Payload>>,
 ) -> u64 {
     let mut count = 0;
@@ -45,13 +47,13 @@ pub fn plain_loop<Q: TimerQueue<Payload>>(
         let until = ops.get(i).map_or(tape.end, |op| op.at);
         // Sleep until the next operation, waking for every expiry before it.
         while let Some(due) = next.filter(|&due| due < until) {
-            queue.advance(due.max(queue.now()), fired);
+            queue.advance(due.max(queue.now()), handles, fired);
             count += fired.len() as u64;
             std::hint::black_box(fired.as_slice());
             fired.clear();
             next = queue.next_expiry();
         }
-        queue.advance(until, fired);
+        queue.advance(until, handles, fired);
         count += fired.len() as u64;
         std::hint::black_box(fired.as_slice());
         fired.clear();
@@ -64,12 +66,13 @@ pub fn plain_loop<Q: TimerQueue<Payload>>(
                     handles.push(queue.insert(deadline, Payload::from(timer)));
                 }
                 Op::Cancel { timer } => {
-                    std::hint::black_box(queue.cancel(handles[timer as usize]));
+                    let timer = Payload::from(timer);
+                    std::hint::black_box(queue.cancel(&mut handles[timer as usize], timer));
                 }
                 Op::Reschedule { timer, deadline } => {
-                    if let Some(moved) = queue.reschedule(handles[timer as usize], deadline) {
-                        handles[timer as usize] = moved;
-                    }
+                    let timer = Payload::from(timer);
+                    let key = &mut handles[timer as usize];
+                    std::hint::black_box(queue.reschedule(key, timer, deadline));
                 }
             }
             i += 1;
@@ -77,7 +80,7 @@ pub fn plain_loop<Q: TimerQueue<Payload>>(
         // A timer inserted already due fires in this tick.
         next = queue.next_expiry();
         while next.is_some_and(|due| due <= until) {
-            queue.advance(until, fired);
+            queue.advance(until, handles, fired);
             count += fired.len() as u64;
             std::hint::black_box(fired.as_slice());
             fired.clear();
@@ -120,13 +123,13 @@ pub struct CrossCheck<'a> {
     pub rows: Vec<CrossCheckRow>,
 }
 
-impl AlgorithmVisitor for CrossCheck<'_> {
-    fn visit<Q: Algorithm + TimerQueue<Payload> + 'static>(&mut self) {
+impl RowVisitor for CrossCheck<'_> {
+    fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
         if !self.selected.iter().any(|name| name == Q::NAME) {
             return;
         }
         let (_, max_pending) = self.prepared.reference_for::<Q>(Driver::Event);
-        if max_pending > Q::PENDING_LIMIT {
+        if max_pending > Q::PENDING_LIMIT || self.prepared.max_tick > Q::TICK_LIMIT {
             return;
         }
         let tape = &self.prepared.tape;
@@ -166,10 +169,7 @@ impl AlgorithmVisitor for CrossCheck<'_> {
 
 /// Timers fired in the measured phase by the harness's own replay (event
 /// driver), counted by its untimed verification hooks.
-fn harness_fired<Q: Algorithm + TimerQueue<Payload>>(
-    prepared: &Prepared,
-    max_pending: usize,
-) -> u64 {
+fn harness_fired<Q: Algorithm + Driven>(prepared: &Prepared, max_pending: usize) -> u64 {
     let tape = &prepared.tape;
     let mut buffers = Buffers::with_capacity(tape.timers as usize, max_pending);
     let mut verify = Verify::new(tape.timers as usize);

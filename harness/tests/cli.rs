@@ -300,6 +300,7 @@ fn same_seed_gives_identical_counters_and_checksums() {
         assert_eq!(
             files_in(out_dir),
             [
+                "contract_cost.csv",
                 "latency.csv",
                 "metadata.json",
                 "repetitions.csv",
