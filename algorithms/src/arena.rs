@@ -174,6 +174,25 @@ impl<T> Arena<T> {
         }
     }
 
+    /// Gives the entry behind `handle` a new handle in the same slot and
+    /// returns it, leaving `handle` stale, as a remove and an insert would but
+    /// without touching the free list; `None` (and nothing changed) if `handle`
+    /// is not current. For a structure that marks entries elsewhere with the
+    /// handle (a heap's tombstones): renewing kills every such mark at once.
+    #[inline]
+    pub fn renew(&mut self, handle: Handle) -> Option<Handle> {
+        match self.slots.get_mut(handle.index as usize)? {
+            Slot::Occupied { generation, .. } if *generation == handle.generation => {
+                *generation = generation.wrapping_add(1);
+                Some(Handle {
+                    index: handle.index,
+                    generation: *generation,
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// Whether `handle` refers to an entry that is still stored.
     #[inline]
     pub fn contains(&self, handle: Handle) -> bool {
@@ -345,5 +364,25 @@ mod tests {
         let foreign = big.insert(99);
         let small: Arena<i32> = Arena::new();
         assert_eq!(small.get(foreign), None);
+    }
+
+    #[test]
+    fn renew_stales_the_old_handle_and_keeps_the_value() {
+        let mut arena = Arena::new();
+        let old = arena.insert('a');
+        let new = arena.renew(old).expect("current");
+        assert_eq!(new.index(), old.index());
+        assert_ne!(new, old);
+        assert_eq!(arena.get(old), None, "stale");
+        assert_eq!(arena.renew(old), None);
+        assert_eq!(arena.get(new), Some(&'a'));
+        assert_eq!(arena.remove(new), Some('a'));
+        let reused = arena.insert('b');
+        assert_eq!(reused.index(), old.index());
+        assert!(
+            reused != old && reused != new,
+            "no earlier handle comes back"
+        );
+        assert_eq!(arena.len(), 1);
     }
 }

@@ -19,6 +19,7 @@
 //! |---|---|
 //! | insert | O(log n) `BTreeMap::insert`, plus an O(1) slab insert |
 //! | cancel | O(1) slab lookup, then O(log n) `BTreeMap::remove` |
+//! | reschedule | in place: O(1) slab lookup, O(log n) remove and O(log n) insert of the moved key; the handle stays |
 //! | advance | O(log n) per fired timer (`first_entry` then `remove_entry`) |
 //! | next expiry | O(log n), exact: the map's first key (a walk down the left edge) |
 //!
@@ -137,6 +138,22 @@ impl<P> TimerQueue<P> for BTreeMapQueue<P> {
             .remove(&key)
             .expect("a pending timer's key is in the map");
         Some(payload)
+    }
+
+    fn reschedule(&mut self, handle: Handle, deadline: Tick) -> Option<Handle> {
+        check_deadline(deadline);
+        // In place: the slot and the handle stay, the key moves (a new
+        // sequence number, so the moved timer fires after the ties already
+        // there, as a new insert would).
+        let key = self.keys.get_mut(handle)?;
+        let value = self
+            .map
+            .remove(key)
+            .expect("a pending timer's key is in the map");
+        *key = (deadline, self.next_sequence);
+        self.next_sequence += 1;
+        self.map.insert(*key, value);
+        Some(handle)
     }
 
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {

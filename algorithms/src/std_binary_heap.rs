@@ -4,38 +4,42 @@
 //! # Idea
 //!
 //! `std::collections::BinaryHeap` has no way to remove an element from the
-//! middle, so the usual pattern is to keep the payloads beside the heap, in a
-//! `Vec` with a free list (a slab), and to push `Reverse((deadline, key))` onto
-//! the heap. Cancel takes the payload out of the slab and leaves the heap entry
-//! where it is, as a *tombstone*; whoever pops the heap throws tombstones away.
-//! That is what this file does, with the crate's [`Arena`] as the slab: it is a
-//! `Vec` plus a free list, exactly what a user would write, and its generation
-//! is the detail a careful user adds so that a tombstone is not mistaken for the
-//! timer that reused its slot. The key in the heap is the full [`Handle`] (slot
-//! index and generation), so an entry is live exactly when the arena still
-//! holds that handle.
+//! middle, so the usual pattern is to keep each timer's state beside the heap,
+//! in a `Vec` with a free list (a slab), and to push `Reverse((deadline, key))`
+//! onto the heap. Cancel takes the timer out of the slab and leaves the heap
+//! entry where it is, as a *tombstone*; whoever pops the heap throws tombstones
+//! away. That is what this file does, with the crate's [`Arena`] as the slab:
+//! a `Vec` plus a free list, exactly what a user would write, and its
+//! generation is the detail a careful user adds so that a tombstone is not
+//! mistaken for the timer that reused its slot. The key in the heap is the full
+//! [`Handle`] (slot index and generation).
+//!
+//! A heap entry is live exactly when the slab still holds its handle. So a
+//! reschedule is as cheap as an insert: it gives the timer a new handle in the
+//! same slot ([`Arena::renew`], a generation bump, which makes the old entry a
+//! tombstone) and pushes an entry with the new handle; the payload does not
+//! move. The contract allows a reschedule to hand back a new handle.
 //!
 //! Nothing here is clever: no position index, no custom sift, no compaction.
 //! The point of the baseline is to show what the specialised designs buy over
-//! it.
+//! it, and `std-binary-heap-plain` beside it (below) shows what the contract's
+//! stale-safe handles cost on top of the shortest code.
 //!
 //! # Tombstones: when they are discarded, and what they cost
 //!
-//! A tombstone is discarded when it reaches the top of the heap. The queue does
-//! that eagerly: after a cancel, and at the end of every advance, it pops every
-//! dead entry off the top, so the top is always live. That keeps
-//! [`TimerQueue::next_expiry`] exact, so an event-driven caller never wakes for a
-//! timer that was cancelled, and it makes `len() == 0` imply an empty heap. The
-//! price is paid by the cancel that kills the earliest timer (one O(log n) pop
-//! per dead entry uncovered), which is a cost each tombstone would pay once
-//! anyway.
+//! A tombstone is discarded when it reaches the top of the heap: an advance
+//! pops every entry that is due, live or not, and then every tombstone left on
+//! top, so that after an advance the top is live. A cancel or reschedule does
+//! not touch the heap, so between advances the top may be a tombstone:
+//! [`TimerQueue::next_expiry`] is then a lower bound (the contract allows it),
+//! and an event-driven caller may wake once for nothing.
 //!
 //! The memory cost is the weakness of the scheme: a cancelled timer's entry stays
 //! in the heap until everything earlier has left, that is, roughly until its own
 //! deadline. In a request-timeout workload where nearly every timer is cancelled
 //! long before it is due, the heap holds about `insert rate x timeout` entries
 //! (16 bytes each) however few timers are pending, and every sift pays
-//! `log2` of that size rather than of the pending count. The arena only holds the
+//! `log2` of that size rather than of the pending count. The slab only holds the
 //! pending timers, because cancel frees the slot at once.
 //!
 //! # Cost
@@ -44,18 +48,18 @@
 //!
 //! | operation | cost |
 //! |---|---|
-//! | insert | O(log(n + d)) `BinaryHeap::push` |
-//! | cancel | O(1) slab removal; if the timer was the top, one O(log(n + d)) pop per dead entry uncovered (each tombstone is popped once, so O(log(n + d)) amortised) |
-//! | advance | O(log(n + d)) per fired timer |
-//! | next expiry | O(1), exact: the top is always live |
+//! | insert | O(log(n + d)) `BinaryHeap::push` and an O(1) slab insert |
+//! | cancel | O(1) slab removal |
+//! | reschedule | O(1) generation bump and an O(log(n + d)) push |
+//! | advance | O(log(n + d)) per entry popped, fired or tombstone (each entry is popped once) |
+//! | next expiry | O(1), a lower bound (exact after an advance) |
 //!
 //! # Invariants
 //!
-//! * The heap's top, if any, is live: the arena holds its handle. So the heap is
-//!   empty whenever no timer is pending.
-//! * Every pending timer has exactly one heap entry, whose handle is the one
-//!   `insert` returned; every other heap entry is a tombstone whose handle the
-//!   arena no longer holds.
+//! * Every pending timer has exactly one heap entry whose handle the slab holds
+//!   (the one `insert` or the last `reschedule` returned); every other heap
+//!   entry is a tombstone whose handle is stale.
+//! * After an advance the heap's top, if any, is live.
 //! * Heap order is `(deadline, slot index, generation)`: ties between equal
 //!   deadlines come out in a deterministic order (by slot), not FIFO, which the
 //!   contract allows.
@@ -96,10 +100,10 @@ use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadli
 #[derive(Debug)]
 pub struct StdBinaryHeap<P> {
     /// Min-heap (through `Reverse`) of every pending timer's deadline and handle,
-    /// plus the tombstones of cancelled timers not yet popped.
+    /// plus the tombstones of cancelled and moved timers not yet popped.
     heap: BinaryHeap<Reverse<(Tick, Handle)>>,
-    /// The payloads of the pending timers; a handle it no longer holds marks its
-    /// heap entry as a tombstone.
+    /// The payloads of the pending timers; a handle it no longer holds marks
+    /// its heap entry as a tombstone.
     payloads: Arena<P>,
     now: Tick,
 }
@@ -119,23 +123,13 @@ impl<P> StdBinaryHeap<P> {
             now: 0,
         }
     }
-
-    /// Pops tombstones off the top until the top is live or the heap is empty.
-    fn discard_dead_top(&mut self) {
-        while let Some(&Reverse((_, handle))) = self.heap.peek() {
-            if self.payloads.contains(handle) {
-                break;
-            }
-            self.heap.pop();
-        }
-    }
 }
 
 impl<P> Algorithm for StdBinaryHeap<P> {
     const NAME: &'static str = "std-binary-heap";
     const FAMILY: Family = Family::Baseline;
     const SUMMARY: &'static str = "std BinaryHeap<Reverse<(deadline, handle)>> beside a slab; \
-         cancel leaves a tombstone that is dropped when it reaches the top";
+         cancel and reschedule leave a tombstone, dropped when it reaches the top";
 
     fn with_defaults() -> Self {
         Self::new()
@@ -155,11 +149,16 @@ impl<P> TimerQueue<P> for StdBinaryHeap<P> {
     }
 
     fn cancel(&mut self, handle: Handle) -> Option<P> {
-        let payload = self.payloads.remove(handle)?;
-        // The heap entry stays as a tombstone. If it was the top, pop it (and any
-        // tombstones beneath it) now, so that `next_expiry` stays exact.
-        self.discard_dead_top();
-        Some(payload)
+        // The heap entry stays as a tombstone.
+        self.payloads.remove(handle)
+    }
+
+    fn reschedule(&mut self, handle: Handle, deadline: Tick) -> Option<Handle> {
+        check_deadline(deadline);
+        // The old entry's handle goes stale: a tombstone.
+        let renewed = self.payloads.renew(handle)?;
+        self.heap.push(Reverse((deadline, renewed)));
+        Some(renewed)
     }
 
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
@@ -169,27 +168,31 @@ impl<P> TimerQueue<P> for StdBinaryHeap<P> {
         }
         self.now = now;
         while let Some(&Reverse((deadline, handle))) = self.heap.peek() {
-            if deadline > now {
+            let live = self.payloads.contains(handle);
+            if deadline > now && live {
                 break;
             }
             self.heap.pop();
-            // The top is live on entry (invariant), but firing it may uncover a
-            // tombstone, whose removal returns `None` here.
-            if let Some(payload) = self.payloads.remove(handle) {
+            if live {
+                // Live, so the slot is occupied by this handle: no second check.
+                let payload = self.payloads.remove_at(handle.index());
                 out.push(Expired { payload, deadline });
             }
         }
-        self.discard_dead_top();
     }
 
     fn reserve(&mut self, additional: usize) {
         self.payloads.reserve(additional);
         // Room for the live entries only: tombstones come on top, as many as
-        // cancels leave behind, which is the scheme's cost (see above).
+        // cancels and reschedules leave behind, which is the scheme's cost (see
+        // above).
         self.heap.reserve(additional);
     }
 
     fn next_expiry(&self) -> Option<Tick> {
+        if self.payloads.is_empty() {
+            return None;
+        }
         self.heap.peek().map(|&Reverse((deadline, _))| deadline)
     }
 
@@ -315,10 +318,10 @@ impl driven::Driven for PlainBinaryHeap {
 mod tests {
     use super::*;
 
-    /// Checks that the top is live and that the heap holds one entry per pending
-    /// timer plus tombstones only.
-    fn assert_invariants<P>(queue: &StdBinaryHeap<P>) {
-        if let Some(&Reverse((_, top))) = queue.heap.peek() {
+    /// Checks that every pending timer has a heap entry with its slab deadline,
+    /// and (`after_advance`) that the top is live.
+    fn assert_invariants<P>(queue: &StdBinaryHeap<P>, after_advance: bool) {
+        if after_advance && let Some(&Reverse((_, top))) = queue.heap.peek() {
             assert!(queue.payloads.contains(top), "top {top:?} is a tombstone");
         }
         let live = queue
@@ -329,7 +332,7 @@ mod tests {
         assert_eq!(
             live,
             queue.payloads.len(),
-            "one heap entry per pending timer"
+            "one live entry per pending timer"
         );
     }
 
@@ -342,7 +345,7 @@ mod tests {
         assert_eq!(queue.cancel(b), Some('b'));
         assert_eq!(queue.heap.len(), 3, "the cancelled entry is a tombstone");
         assert_eq!(queue.len(), 2);
-        assert_invariants(&queue);
+        assert_invariants(&queue, false);
 
         let mut out = Vec::new();
         queue.advance(10, &mut out);
@@ -359,7 +362,7 @@ mod tests {
             "the tombstone reached the top and was discarded"
         );
         assert_eq!(queue.next_expiry(), Some(30), "not the tombstone's 20");
-        assert_invariants(&queue);
+        assert_invariants(&queue, true);
 
         out.clear();
         queue.advance(30, &mut out);
@@ -374,17 +377,36 @@ mod tests {
     }
 
     #[test]
-    fn cancelling_the_top_discards_it_and_the_tombstones_beneath() {
+    fn a_cancelled_top_is_a_lower_bound_until_the_next_advance() {
         let mut queue = StdBinaryHeap::new();
         let a = queue.insert(10, 'a');
-        let b = queue.insert(20, 'b');
         queue.insert(30, 'c');
-        queue.cancel(b);
-        assert_eq!(queue.next_expiry(), Some(10));
         queue.cancel(a);
-        assert_eq!(queue.next_expiry(), Some(30), "tight after the cancel");
-        assert_eq!(queue.heap.len(), 1);
-        assert_invariants(&queue);
+        assert_eq!(queue.next_expiry(), Some(10), "a lower bound");
+        let mut out = Vec::new();
+        queue.advance(10, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(queue.next_expiry(), Some(30), "exact after an advance");
+        queue.cancel(queue.payloads.handle_at(1));
+        assert_eq!(queue.next_expiry(), None, "nothing pending");
+    }
+
+    #[test]
+    fn reschedule_renews_the_handle_and_leaves_a_tombstone() {
+        let mut queue = StdBinaryHeap::new();
+        let a = queue.insert(10, 'a');
+        let b = queue.reschedule(a, 50).expect("pending");
+        assert_ne!(a, b);
+        assert_eq!(queue.reschedule(a, 60), None, "the old handle is stale");
+        let c = queue.reschedule(b, 10).expect("pending");
+        assert_eq!(queue.heap.len(), 3);
+        assert_invariants(&queue, false);
+        let mut out = Vec::new();
+        queue.advance(100, &mut out);
+        let fired: Vec<_> = out.iter().map(|e| (e.payload, e.deadline)).collect();
+        assert_eq!(fired, [('a', 10)], "fires once, at its last deadline");
+        assert!(queue.heap.is_empty());
+        assert_eq!(queue.reschedule(c, 200), None, "fired: stale");
     }
 
     #[test]
@@ -394,14 +416,14 @@ mod tests {
         let old = queue.insert(50, 'a');
         queue.cancel(old);
         // The new timer reuses the slot; the old heap entry is still there.
-        let new = queue.insert(40, 'b');
+        let new = queue.insert(50, 'b');
         assert_eq!(old.index(), new.index());
         assert_eq!(queue.heap.len(), 3);
         assert_eq!(queue.cancel(old), None, "the stale handle reaches nothing");
         let mut out = Vec::new();
         queue.advance(100, &mut out);
         let fired: Vec<_> = out.iter().map(|e| (e.payload, e.deadline)).collect();
-        assert_eq!(fired, [('x', 5), ('b', 40)], "'b' fires once, at 40");
+        assert_eq!(fired, [('x', 5), ('b', 50)], "'b' fires once, at 50");
         assert!(queue.heap.is_empty());
     }
 

@@ -109,6 +109,9 @@ pub struct NexusTimer<P: 'static> {
     wheel: Wheel<Armed<P>>,
     /// The wheel's epoch: tick 0.
     epoch: Instant,
+    /// Half a tick past the epoch: the instant given for tick `t` is
+    /// `origin + t ms` (see *Time* above).
+    origin: Instant,
     timers: Timers<TimerHandle<Armed<P>>, P>,
     /// The buffer `poll_and_rebalance` appends to, reused by every advance.
     fired: Vec<Armed<P>>,
@@ -140,6 +143,7 @@ impl<P: 'static> NexusTimer<P> {
                 .build(epoch)
                 .expect("the default configuration is valid"),
             epoch,
+            origin: epoch + Duration::from_micros(500),
             timers: Timers::new(),
             fired: Vec::new(),
             now: 0,
@@ -150,7 +154,7 @@ impl<P: 'static> NexusTimer<P> {
     /// past it, so that the crate's conversion back gives exactly `tick`.
     fn instant(&self, tick: Tick) -> Instant {
         debug_assert!(tick <= HORIZON, "tick {tick} beyond the horizon");
-        self.epoch + Duration::from_millis(tick) + Duration::from_micros(500)
+        self.origin + Duration::from_millis(tick)
     }
 
     /// A tick from an instant the crate computed from its ticks (exact ms).
