@@ -242,6 +242,11 @@ pub trait Algorithm: Sized {
     /// shorter range says so here, and a workload that reaches beyond it skips
     /// the row (with the reason in the results) rather than fail the run.
     const TICK_LIMIT: Tick = MAX_DEADLINE;
+    /// The longest delay (deadline minus the tick it is armed at) the row
+    /// accepts: [`MAX_DEADLINE`] for everything that keeps the contract. Like
+    /// [`Algorithm::TICK_LIMIT`], for a native row of a crate whose wheel
+    /// misplaces longer delays; a workload with a longer one skips the row.
+    const DELAY_LIMIT: Tick = MAX_DEADLINE;
     /// The tick from which a timer inserted while the queue's clock read `now`,
     /// with `deadline`, is due: it fires in the first advance whose `now` reaches
     /// this tick. The default, `deadline`, is an exact algorithm's. An override

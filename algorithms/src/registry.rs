@@ -73,6 +73,10 @@ pub fn for_each_native<V: RowVisitor>(visitor: &mut V) {
     // Each crate through its own API, beside its adapter.
     #[cfg(feature = "crate-nexus-timer")]
     visitor.visit::<crate::adapters::nexus_timer::NexusTimerNative>();
+    #[cfg(feature = "crate-timer-queue")]
+    visitor.visit::<crate::adapters::timer_queue::TimerQueueCrateNative>();
+    #[cfg(feature = "crate-hash-wheel-timer")]
+    visitor.visit::<crate::adapters::hash_wheel_timer::HashWheelTimerNative>();
 }
 
 /// Calls `visitor.visit::<Q>()` for every contract algorithm ([`for_each`]),

@@ -56,24 +56,27 @@ pub struct Prepared {
     pub max_pending: usize,
     /// The latest tick the tape reaches: its end, or a later deadline.
     pub max_tick: Tick,
+    /// The longest delay on the tape: an insert's or reschedule's deadline
+    /// minus its tick.
+    pub max_delay: Tick,
 }
 
 impl Prepared {
     /// Replays `tape` against the exact reference model under `driver`.
     pub fn new(tape: Tape, driver: Driver) -> Self {
-        let max_tick = tape
-            .ops
-            .iter()
-            .filter_map(|op| match op.op {
-                Op::Insert { deadline, .. } | Op::Reschedule { deadline, .. } => Some(deadline),
-                Op::Cancel { .. } => None,
-            })
-            .fold(tape.end, Tick::max);
+        let (mut max_tick, mut max_delay) = (tape.end, 0);
+        for op in &tape.ops {
+            if let Op::Insert { deadline, .. } | Op::Reschedule { deadline, .. } = op.op {
+                max_tick = max_tick.max(deadline);
+                max_delay = max_delay.max(deadline.saturating_sub(op.at));
+            }
+        }
         let mut prepared = Self {
             tape,
             checksum: Checksum::default(),
             max_pending: 0,
             max_tick,
+            max_delay,
         };
         (prepared.checksum, prepared.max_pending) =
             prepared.reference_run(ReferenceModel::new(), driver);
@@ -430,6 +433,16 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
                 bench.prepared.max_tick,
                 Q::NAME,
                 Q::TICK_LIMIT
+            );
+            self.skipped = Some(reason.clone());
+            return Ok(Some(reason));
+        }
+        if bench.prepared.max_delay > Q::DELAY_LIMIT {
+            let reason = format!(
+                "the workload has a delay of {} ticks, beyond the longest {} takes ({})",
+                bench.prepared.max_delay,
+                Q::NAME,
+                Q::DELAY_LIMIT
             );
             self.skipped = Some(reason.clone());
             return Ok(Some(reason));

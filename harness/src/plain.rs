@@ -129,7 +129,10 @@ impl RowVisitor for CrossCheck<'_> {
             return;
         }
         let (_, max_pending) = self.prepared.reference_for::<Q>(Driver::Event);
-        if max_pending > Q::PENDING_LIMIT || self.prepared.max_tick > Q::TICK_LIMIT {
+        if max_pending > Q::PENDING_LIMIT
+            || self.prepared.max_tick > Q::TICK_LIMIT
+            || self.prepared.max_delay > Q::DELAY_LIMIT
+        {
             return;
         }
         let tape = &self.prepared.tape;

@@ -80,7 +80,7 @@ struct Differential<'a> {
 
 impl RowVisitor for Differential<'_> {
     fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
-        if self.prepared.max_tick > Q::TICK_LIMIT {
+        if self.prepared.max_tick > Q::TICK_LIMIT || self.prepared.max_delay > Q::DELAY_LIMIT {
             return;
         }
         let tape = &self.prepared.tape;

@@ -70,6 +70,21 @@
 //!
 //! None: the crate's constants. `params()` says
 //! `hierarchical_hash_wheel_timer=1.4.0,levels=4x256,hash=fx`.
+//!
+//! # The crate as its users call it: `hash-wheel-timer-native`
+//!
+//! [`HashWheelTimerNative`] is the same wheel driven through its own API, as a
+//! native row (see [`crate::driven`]): the crate's entry is the timer's id
+//! ([`NativeEntry`]), which is all the caller keeps to cancel it;
+//! `insert_ref_with_delay(Rc::new(entry), delay)`, `cancel(&id)` (whose result
+//! says whether the timer was pending), a reschedule as `cancel` then an insert
+//! (the crate has no move), and the same `can_skip` / `skip` / `tick` loop as
+//! the adapter. No arena and no far map. What a user must add, it adds: the
+//! crate refuses a zero delay, so a timer armed at or before the current tick
+//! waits in a short list that the next advance fires first (the caller's key
+//! says whether a timer is in it). It takes delays up to [`MAX_DELAY`]
+//! ([`HashWheelTimerNative::DELAY_LIMIT`]), below the crate's bug; a workload
+//! with a longer delay skips it.
 
 use std::rc::Rc;
 use std::time::Duration;
@@ -81,6 +96,8 @@ use hierarchical_hash_wheel_timer::wheels::cancellable::{
 
 use super::{Taken, Timers, begin_advance};
 use crate::arena::Handle;
+use crate::driven;
+use crate::registry::Payload;
 use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
 /// The longest delay the adapter hands the crate: one top-level byte (2^24
@@ -259,6 +276,199 @@ impl<P> TimerQueue<P> for HashWheelTimer<P> {
     }
 }
 
+/// The native row's entry in the crate: the timer's id and nothing else.
+#[derive(Debug)]
+pub struct NativeEntry {
+    id: Payload,
+}
+
+impl CancellableTimerEntry for NativeEntry {
+    type Id = Payload;
+
+    fn id(&self) -> &Payload {
+        &self.id
+    }
+}
+
+/// `hierarchical_hash_wheel_timer`'s cancellable quad wheel driven through its
+/// own API. See the module documentation.
+pub struct HashWheelTimerNative {
+    wheel: QuadWheelWithOverflow<NativeEntry>,
+    /// Timers armed at or before the current tick, which the crate refuses:
+    /// fired by the next advance.
+    due: Vec<Payload>,
+    /// Timers in the wheel.
+    in_wheel: usize,
+    /// The tick the wheel's clock stands at.
+    wheel_now: Tick,
+    now: Tick,
+}
+
+impl std::fmt::Debug for HashWheelTimerNative {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HashWheelTimerNative")
+            .field("in_wheel", &self.in_wheel)
+            .field("due", &self.due.len())
+            .field("now", &self.now)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HashWheelTimerNative {
+    /// Arms `timer` at `deadline`: in the wheel, or (at or before now) in the
+    /// due list. Returns the caller's key: whether it went to the due list.
+    #[inline]
+    fn arm(&mut self, deadline: Tick, timer: Payload) -> bool {
+        if deadline <= self.now {
+            self.due.push(timer);
+            return true;
+        }
+        let delay = Duration::from_millis(deadline - self.now);
+        if self
+            .wheel
+            .insert_ref_with_delay(Rc::new(NativeEntry { id: timer }), delay)
+            .is_err()
+        {
+            unreachable!("a delay of at least 1 tick is accepted");
+        }
+        self.in_wheel += 1;
+        false
+    }
+
+    /// Takes a pending timer out, wherever it is; says whether it was pending.
+    #[inline]
+    fn disarm(&mut self, in_due: &mut bool, timer: Payload) -> bool {
+        if std::mem::take(in_due) {
+            let at = self
+                .due
+                .iter()
+                .position(|&t| t == timer)
+                .expect("a timer marked due is in the due list");
+            self.due.swap_remove(at);
+            return true;
+        }
+        let hit = self.wheel.cancel(&timer).is_ok();
+        self.in_wheel -= usize::from(hit);
+        hit
+    }
+}
+
+impl Algorithm for HashWheelTimerNative {
+    const NAME: &'static str = "hash-wheel-timer-native";
+    const FAMILY: Family = Family::Crate;
+    const COUNTS_WORK: bool = false;
+    const NATIVE_OF: Option<&'static str> = Some("hash-wheel-timer");
+    const DELAY_LIMIT: Tick = MAX_DELAY;
+    const SUMMARY: &'static str = "crate hierarchical_hash_wheel_timer 1.4.0 through its own API: \
+         Rc entries keyed by the timer's id, cancel(&id), can_skip/skip/tick; no adapter";
+
+    fn with_defaults() -> Self {
+        Self {
+            wheel: QuadWheelWithOverflow::new(),
+            due: Vec::new(),
+            in_wheel: 0,
+            wheel_now: 0,
+            now: 0,
+        }
+    }
+
+    fn params(&self) -> String {
+        "hierarchical_hash_wheel_timer=1.4.0,levels=4x256,hash=fx,api=native".to_owned()
+    }
+}
+
+impl driven::Driven for HashWheelTimerNative {
+    /// Whether the timer waits in the due list (armed at or before its tick).
+    type Key = bool;
+
+    #[inline]
+    fn insert(&mut self, deadline: Tick, timer: Payload) -> bool {
+        self.arm(deadline, timer)
+    }
+
+    #[inline]
+    fn cancel(&mut self, key: &mut bool, timer: Payload) -> bool {
+        self.disarm(key, timer)
+    }
+
+    #[inline]
+    fn reschedule(&mut self, key: &mut bool, timer: Payload, deadline: Tick) -> bool {
+        if !self.disarm(key, timer) {
+            return false;
+        }
+        *key = self.arm(deadline, timer);
+        true
+    }
+
+    fn advance(&mut self, now: Tick, keys: &mut [bool], out: &mut Vec<Expired<Payload>>) {
+        if now < self.now {
+            return;
+        }
+        self.now = now;
+        for timer in self.due.drain(..) {
+            keys[timer as usize] = false;
+            out.push(Expired {
+                payload: timer,
+                deadline: now,
+            });
+        }
+        while self.wheel_now < now {
+            match self.wheel.can_skip() {
+                Skip::Empty => self.wheel_now = now,
+                Skip::Millis(most) => {
+                    let step =
+                        u32::try_from(now - self.wheel_now).map_or(most, |gap| gap.min(most));
+                    self.wheel.skip(step);
+                    self.wheel_now += Tick::from(step);
+                }
+                Skip::None => {
+                    self.wheel_now += 1;
+                    for entry in self.wheel.tick() {
+                        self.in_wheel -= 1;
+                        out.push(Expired {
+                            payload: entry.id,
+                            deadline: self.wheel_now,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn next_expiry(&self) -> Option<Tick> {
+        if !self.due.is_empty() {
+            return Some(self.now);
+        }
+        // Cancelled timers stay in their slots until reached: with nothing
+        // pending, there is nothing to wake for (as the adapter reports).
+        if self.in_wheel == 0 {
+            return None;
+        }
+        match self.wheel.can_skip() {
+            Skip::Empty => None,
+            Skip::Millis(most) => Some(self.wheel_now + Tick::from(most) + 1),
+            Skip::None => Some(self.wheel_now + 1),
+        }
+    }
+
+    fn now(&self) -> Tick {
+        self.now
+    }
+
+    fn len(&self) -> usize {
+        self.in_wheel + self.due.len()
+    }
+
+    fn reserve(&mut self, _additional: usize) {
+        // The crate's map and slots grow as they fill.
+    }
+
+    fn counters(&self) -> Counters {
+        Counters::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,5 +507,42 @@ mod tests {
         wheel.advance(far, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].deadline, far);
+    }
+}
+
+#[cfg(test)]
+mod native_tests {
+    use super::HashWheelTimerNative;
+    use crate::Algorithm;
+    use crate::driven::Driven;
+
+    #[test]
+    fn the_native_wheel_fires_by_id_and_misses_after() {
+        let mut wheel = HashWheelTimerNative::with_defaults();
+        let mut keys: Vec<_> = [5, 70, 600]
+            .into_iter()
+            .zip(0..)
+            .map(|(d, t)| wheel.insert(d, t))
+            .collect();
+        assert!(wheel.cancel(&mut keys[1], 1));
+        assert!(!wheel.cancel(&mut keys[1], 1), "cancelled already");
+        assert!(wheel.reschedule(&mut keys[2], 2, 6));
+        let mut out = Vec::new();
+        wheel.advance(6, &mut keys, &mut out);
+        let fired: Vec<_> = out.iter().map(|e| (e.payload, e.deadline)).collect();
+        assert_eq!(fired, [(0, 5), (2, 6)]);
+        assert!(!wheel.reschedule(&mut keys[0], 0, 9), "fired already");
+        assert_eq!(wheel.next_expiry(), None);
+        // An overdue insert waits in the due list, cancellable, until the next
+        // advance, even one at the same tick.
+        keys.push(wheel.insert(4, 3));
+        keys.push(wheel.insert(6, 4));
+        assert_eq!(wheel.next_expiry(), Some(6));
+        assert!(wheel.cancel(&mut keys[3], 3));
+        out.clear();
+        wheel.advance(6, &mut keys, &mut out);
+        let fired: Vec<_> = out.iter().map(|e| e.payload).collect();
+        assert_eq!(fired, [4]);
+        assert_eq!(wheel.len(), 0);
     }
 }

@@ -64,11 +64,26 @@
 //!
 //! None: the crate's constants (64 slots, 11 levels). `params()` says
 //! `timer-queue=0.1.1,slots=64,levels=11`.
+//!
+//! # The crate as its users call it: `timer-queue-native`
+//!
+//! [`TimerQueueCrateNative`] is the same queue driven the way the crate's README
+//! shows, as a native row (see [`crate::driven`]): the value is the timer's id,
+//! `insert(deadline, id)` returns the crate's `Timer` key, which the caller
+//! keeps in its own record of the timer (`Option`, `None` once the timer fired
+//! or was cancelled: the crate's `remove` of a stale key would reach whatever
+//! reused its slab slot), `remove(timer)`, `reset(timer, deadline)`,
+//! `poll(now)` until it returns `None`, and `next_timeout()` once per wakeup.
+//! No arena and no overdue bookkeeping: an overdue insert is clamped to the
+//! crate's clock, which is the current tick, so `next_timeout()` already
+//! reports it due.
 
 use timer_queue::Timer;
 
 use super::{Armed, Taken, Timers, begin_advance};
 use crate::arena::Handle;
+use crate::driven;
+use crate::registry::Payload;
 use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
 /// `timer-queue`'s `TimerQueue` behind the contract. See the module
@@ -174,6 +189,92 @@ impl<P> TimerQueue<P> for TimerQueueCrate<P> {
     }
 }
 
+/// `timer-queue`'s `TimerQueue` driven through its own API. See the module
+/// documentation.
+#[derive(Debug, Default)]
+pub struct TimerQueueCrateNative {
+    queue: timer_queue::TimerQueue<Payload>,
+    now: Tick,
+}
+
+impl Algorithm for TimerQueueCrateNative {
+    const NAME: &'static str = "timer-queue-native";
+    const FAMILY: Family = Family::Crate;
+    const COUNTS_WORK: bool = false;
+    const NATIVE_OF: Option<&'static str> = Some("timer-queue");
+    const SUMMARY: &'static str = "crate timer-queue 0.1.1 through its own API: Timer keys kept by \
+         the caller, poll until None, next_timeout per wakeup; no adapter";
+
+    fn with_defaults() -> Self {
+        Self::default()
+    }
+
+    fn params(&self) -> String {
+        "timer-queue=0.1.1,slots=64,levels=11,api=native".to_owned()
+    }
+}
+
+impl driven::Driven for TimerQueueCrateNative {
+    /// The crate's key, until the timer fires or is cancelled.
+    type Key = Option<Timer>;
+
+    #[inline]
+    fn insert(&mut self, deadline: Tick, timer: Payload) -> Self::Key {
+        Some(self.queue.insert(deadline, timer))
+    }
+
+    #[inline]
+    fn cancel(&mut self, key: &mut Self::Key, _timer: Payload) -> bool {
+        key.take().map(|timer| self.queue.remove(timer)).is_some()
+    }
+
+    #[inline]
+    fn reschedule(&mut self, key: &mut Self::Key, _timer: Payload, deadline: Tick) -> bool {
+        let Some(timer) = *key else {
+            return false;
+        };
+        self.queue.reset(timer, deadline);
+        true
+    }
+
+    #[inline]
+    fn advance(&mut self, now: Tick, keys: &mut [Self::Key], out: &mut Vec<Expired<Payload>>) {
+        if now < self.now {
+            return;
+        }
+        self.now = now;
+        while let Some(timer) = self.queue.poll(now) {
+            keys[timer as usize] = None;
+            // The crate hands back the value alone; the timer fired at `now`.
+            out.push(Expired {
+                payload: timer,
+                deadline: now,
+            });
+        }
+    }
+
+    #[inline]
+    fn next_expiry(&self) -> Option<Tick> {
+        self.queue.next_timeout()
+    }
+
+    fn now(&self) -> Tick {
+        self.now
+    }
+
+    fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn reserve(&mut self, _additional: usize) {
+        // The crate sizes its slab itself (and shrinks it after removals).
+    }
+
+    fn counters(&self) -> Counters {
+        Counters::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,5 +293,39 @@ mod tests {
         let fired: Vec<_> = out.iter().map(|e| (e.payload, e.deadline)).collect();
         assert_eq!(fired, [('a', 10), ('b', 50), ('c', 100), ('d', 101)]);
         assert_eq!(queue.next_expiry(), None);
+    }
+}
+
+#[cfg(test)]
+mod native_tests {
+    use super::TimerQueueCrateNative;
+    use crate::Algorithm;
+    use crate::driven::Driven;
+
+    #[test]
+    fn the_native_queue_clears_keys_of_fired_timers_and_misses_after() {
+        let mut queue = TimerQueueCrateNative::with_defaults();
+        let mut keys: Vec<_> = [5, 70, 600]
+            .into_iter()
+            .zip(0..)
+            .map(|(d, t)| queue.insert(d, t))
+            .collect();
+        assert!(queue.cancel(&mut keys[1], 1));
+        assert!(!queue.cancel(&mut keys[1], 1), "cancelled already");
+        assert!(queue.reschedule(&mut keys[2], 2, 6));
+        let mut out = Vec::new();
+        queue.advance(6, &mut keys, &mut out);
+        let mut fired: Vec<_> = out.iter().map(|e| e.payload).collect();
+        fired.sort_unstable();
+        assert_eq!(fired, [0, 2]);
+        assert!(keys.iter().all(Option::is_none));
+        assert!(!queue.reschedule(&mut keys[0], 0, 9), "fired already");
+        assert_eq!(queue.next_expiry(), None);
+        // An overdue insert is due at once.
+        keys.push(queue.insert(3, 3));
+        assert!(queue.next_expiry().is_some_and(|at| at <= 6));
+        out.clear();
+        queue.advance(6, &mut keys, &mut out);
+        assert_eq!(out.len(), 1);
     }
 }
