@@ -75,6 +75,8 @@ pub fn for_each_native<V: RowVisitor>(visitor: &mut V) {
     visitor.visit::<crate::adapters::nexus_timer::NexusTimerNative>();
     #[cfg(feature = "crate-timer-queue")]
     visitor.visit::<crate::adapters::timer_queue::TimerQueueCrateNative>();
+    #[cfg(feature = "crate-tokio")]
+    visitor.visit::<crate::adapters::tokio_delay_queue::TokioDelayQueueNative>();
     #[cfg(feature = "crate-hash-wheel-timer")]
     visitor.visit::<crate::adapters::hash_wheel_timer::HashWheelTimerNative>();
 }

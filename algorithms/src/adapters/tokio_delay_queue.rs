@@ -114,6 +114,23 @@
 //!
 //! None to tune. `params()` says
 //! `tokio-util=0.7.20,tokio=1.54.1,runtime=current_thread,time=paused`.
+//!
+//! # The crate as its users call it: `tokio-delay-queue-native`
+//!
+//! [`TokioDelayQueueNative`] is the same queue on the same paused runtime,
+//! driven through its own API as a native row (see [`crate::driven`]): the
+//! value is the timer's id, `insert_at(id, start + deadline ms)` returns the
+//! crate's `Key`, which the caller keeps in its own record of the timer
+//! (`Option`, `None` once the timer fired or was cancelled: `remove` panics on
+//! a key the queue no longer holds), `remove(&key)`, `reset_at(&key, at)`, and
+//! an advance as above (`tokio::time::advance`, then `poll_expired` until
+//! `Pending`). No arena, no far map, no sort. `next_expiry()` is the same
+//! bound as above, which is where the runtime's time driver would wake a
+//! user's task (the start of the queue's earliest slot); an overdue insert
+//! lowers it to its deadline, so the next advance, at the same tick, fires it.
+//! It takes ticks up to [`REACH`] ([`TokioDelayQueueNative::TICK_LIMIT`]): the
+//! queue's elapsed time is never below 0, so every deadline is within `REACH`
+//! of it, away from the crate's bug; a workload that goes further skips it.
 
 use std::future::poll_fn;
 use std::task::{Context, Poll, Waker};
@@ -126,6 +143,8 @@ use tokio_util::time::delay_queue::Key;
 
 use super::{Armed, Taken, Timers, begin_advance};
 use crate::arena::Handle;
+use crate::driven;
+use crate::registry::Payload;
 use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
 /// The farthest a deadline may lie past the queue's wheel's elapsed time:
@@ -415,6 +434,194 @@ impl<P> TimerQueue<P> for TokioDelayQueue<P> {
     }
 }
 
+/// What the native row stores in the queue: a timer's id, or the probe.
+#[derive(Debug)]
+enum NativeItem {
+    Timer(Payload),
+    Probe,
+}
+
+/// `tokio-util`'s `DelayQueue` on a paused current-thread runtime, driven
+/// through its own API. See the module documentation.
+pub struct TokioDelayQueueNative {
+    /// Declared before the runtime, so that it (and its `Sleep`) is dropped
+    /// first.
+    queue: DelayQueue<NativeItem>,
+    runtime: Runtime,
+    /// The queue's start: tick 0.
+    start: Instant,
+    /// A lower bound on the queue's elapsed time, as the adapter's `floor`.
+    floor: Tick,
+    /// A lower bound on every deadline in the queue, as the adapter's `bound`.
+    bound: Tick,
+    now: Tick,
+}
+
+impl std::fmt::Debug for TokioDelayQueueNative {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokioDelayQueueNative")
+            .field("len", &self.queue.len())
+            .field("now", &self.now)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TokioDelayQueueNative {
+    #[inline]
+    fn instant(&self, tick: Tick) -> Instant {
+        self.start + Duration::from_millis(tick)
+    }
+
+    /// The queue's elapsed time, read with a probe (see the module doc).
+    fn probe_elapsed(&mut self) -> Tick {
+        let _context = self.runtime.enter();
+        let key = self.queue.insert_at(NativeItem::Probe, self.start);
+        let elapsed = (self.queue.deadline(&key) - self.start).as_millis();
+        self.queue.remove(&key);
+        Tick::try_from(elapsed).expect("the elapsed time is a tick")
+    }
+
+    /// As the adapter's `earliest_slot_bound`.
+    fn earliest_slot_bound(&mut self) -> Tick {
+        let Some(key) = self.queue.peek() else {
+            return Tick::MAX;
+        };
+        let when = (self.queue.deadline(&key) - self.start).as_millis();
+        let when = Tick::try_from(when).expect("within the queue's reach");
+        let mut bound = slot_start_bound(self.floor, when);
+        if bound <= self.now {
+            self.floor = self.probe_elapsed();
+            bound = slot_start_bound(self.floor, when);
+        }
+        bound.max(self.now + 1)
+    }
+}
+
+impl Algorithm for TokioDelayQueueNative {
+    const NAME: &'static str = "tokio-delay-queue-native";
+    const FAMILY: Family = Family::Crate;
+    const COUNTS_WORK: bool = false;
+    const NATIVE_OF: Option<&'static str> = Some("tokio-delay-queue");
+    const TICK_LIMIT: Tick = REACH;
+    const SUMMARY: &'static str = "crate tokio-util 0.7.20 DelayQueue through its own API on a paused \
+         tokio 1.54.1 runtime: Keys kept by the caller, poll_expired until Pending; no adapter";
+
+    fn with_defaults() -> Self {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .expect("a current-thread runtime builds");
+        let (queue, start) = {
+            let _context = runtime.enter();
+            (DelayQueue::new(), Instant::now())
+        };
+        Self {
+            queue,
+            runtime,
+            start,
+            floor: 0,
+            bound: Tick::MAX,
+            now: 0,
+        }
+    }
+
+    fn params(&self) -> String {
+        "tokio-util=0.7.20,tokio=1.54.1,runtime=current_thread,time=paused,api=native".to_owned()
+    }
+}
+
+impl driven::Driven for TokioDelayQueueNative {
+    /// The crate's key, until the timer fires or is cancelled.
+    type Key = Option<Key>;
+
+    fn insert(&mut self, deadline: Tick, timer: Payload) -> Self::Key {
+        self.bound = self.bound.min(deadline);
+        let at = self.instant(deadline);
+        let _context = self.runtime.enter();
+        Some(self.queue.insert_at(NativeItem::Timer(timer), at))
+    }
+
+    fn cancel(&mut self, key: &mut Self::Key, _timer: Payload) -> bool {
+        let Some(key) = key.take() else {
+            return false;
+        };
+        let _context = self.runtime.enter();
+        self.queue.remove(&key);
+        true
+    }
+
+    fn reschedule(&mut self, key: &mut Self::Key, _timer: Payload, deadline: Tick) -> bool {
+        let Some(key) = *key else {
+            return false;
+        };
+        self.bound = self.bound.min(deadline);
+        let at = self.instant(deadline);
+        let _context = self.runtime.enter();
+        self.queue.reset_at(&key, at);
+        true
+    }
+
+    fn advance(&mut self, now: Tick, keys: &mut [Self::Key], out: &mut Vec<Expired<Payload>>) {
+        if now < self.now {
+            return;
+        }
+        let previous = std::mem::replace(&mut self.now, now);
+        let Self {
+            queue,
+            runtime,
+            floor,
+            start,
+            ..
+        } = self;
+        runtime.block_on(async {
+            tokio::time::advance(Duration::from_millis(now - previous)).await;
+            // Unconstrained, as the adapter's (tokio's cooperative budget).
+            tokio::task::unconstrained(poll_fn(|_| {
+                let mut cx = Context::from_waker(Waker::noop());
+                while let Poll::Ready(Some(expired)) = queue.poll_expired(&mut cx) {
+                    let deadline =
+                        Tick::try_from((expired.deadline() - *start).as_millis()).expect("a tick");
+                    let NativeItem::Timer(timer) = expired.into_inner() else {
+                        unreachable!("the probe is never left in the queue");
+                    };
+                    keys[timer as usize] = None;
+                    *floor = (*floor).max(deadline & !SLOT_MASK);
+                    out.push(Expired {
+                        payload: timer,
+                        deadline,
+                    });
+                }
+                Poll::Ready(())
+            }))
+            .await;
+        });
+        if self.bound <= now {
+            self.bound = self.earliest_slot_bound();
+        }
+    }
+
+    fn next_expiry(&self) -> Option<Tick> {
+        (!self.queue.is_empty() && self.bound != Tick::MAX).then_some(self.bound)
+    }
+
+    fn now(&self) -> Tick {
+        self.now
+    }
+
+    fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn reserve(&mut self, _additional: usize) {
+        // The queue is measured as it sizes itself, as behind the adapter.
+    }
+
+    fn counters(&self) -> Counters {
+        Counters::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -480,5 +687,39 @@ mod tests {
         queue.advance(2 * year, &mut out);
         let fired: Vec<_> = out.iter().map(|e| (e.payload, e.deadline)).collect();
         assert_eq!(fired, [('a', 10), ('b', 2 * year)]);
+    }
+}
+
+#[cfg(test)]
+mod native_tests {
+    use super::TokioDelayQueueNative;
+    use crate::Algorithm;
+    use crate::driven::Driven;
+
+    #[test]
+    fn the_native_queue_clears_keys_of_fired_timers_and_misses_after() {
+        let mut queue = TokioDelayQueueNative::with_defaults();
+        let mut keys: Vec<_> = [5, 70, 600]
+            .into_iter()
+            .zip(0..)
+            .map(|(d, t)| queue.insert(d, t))
+            .collect();
+        assert!(queue.cancel(&mut keys[1], 1));
+        assert!(!queue.cancel(&mut keys[1], 1), "cancelled already");
+        assert!(queue.reschedule(&mut keys[2], 2, 6));
+        let mut out = Vec::new();
+        queue.advance(6, &mut keys, &mut out);
+        let mut fired: Vec<_> = out.iter().map(|e| (e.payload, e.deadline)).collect();
+        fired.sort_unstable();
+        assert_eq!(fired, [(0, 5), (2, 6)]);
+        assert!(keys.iter().all(Option::is_none));
+        assert!(!queue.reschedule(&mut keys[0], 0, 9), "fired already");
+        assert_eq!(queue.next_expiry(), None);
+        // An overdue insert lowers the bound to its deadline: due now.
+        keys.push(queue.insert(3, 3));
+        assert!(queue.next_expiry().is_some_and(|at| at <= 6));
+        out.clear();
+        queue.advance(6, &mut keys, &mut out);
+        assert_eq!(out.len(), 1);
     }
 }
