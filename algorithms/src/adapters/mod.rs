@@ -51,6 +51,25 @@
 //!   `next_expiry()` must report for them, which such a crate's own bound (its
 //!   clock) is not.
 //!
+//! # What the contract costs, and the native rows
+//!
+//! Each crate here also runs as a *native* row (`<name>-native`, in the same
+//! file as its adapter): the crate driven through its own API, its keys kept by
+//! the caller, no `Timers`, no sort (see [`crate::driven`]). The harness replays
+//! both on every workload and writes the adapter's median over the native
+//! row's to `contract_cost.csv`. What the adapter adds per operation is the
+//! contract's price, paid the same way by every adapter: the lookup in
+//! `Timers` (a second memory region, touched by every insert, cancel,
+//! reschedule and fired timer; at 10^5 pending and more it is a cache miss of
+//! its own), a crate value twice as wide (`Armed`: payload and index, where a
+//! user stores an id), the end of every advance (`finish_advance`: the far map,
+//! the overdue prefix, and for a crate that fires in slot order a sort), and
+//! `next_expiry()` combining three bounds. A crate's user pays none of these,
+//! but gets no stale-safe handles (a stale key reaches whatever reused its slot
+//! or panics) and no deadline order. Each adapter's module doc gives the range
+//! its contract cost took in the reference run; the report's "What the contract
+//! costs" table gives it per workload.
+//!
 //! [`Handle`]: crate::Handle
 
 // With only some of the adapters built, some shared helpers have no caller.
