@@ -352,3 +352,15 @@ fn generating_an_invalid_spec_panics_with_the_reason() {
     spec.pending = u64::MAX;
     spec.generate(1);
 }
+
+#[test]
+fn the_example_spec_is_valid_and_dense() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/dense-timeouts.toml");
+    let text = std::fs::read_to_string(&path).expect("the example spec is there");
+    let spec = workloads::Spec::from_toml(&text, "dense-timeouts.toml").expect("valid");
+    assert_eq!(spec.name(), "dense-timeouts");
+    let tape = spec.generate(1);
+    tape.check().expect("a valid tape");
+    assert!(tape.ops.len() > 5_000_000, "about 10 million operations");
+}
