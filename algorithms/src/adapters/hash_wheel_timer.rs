@@ -117,6 +117,35 @@ use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadli
 /// level's current byte (see the module documentation).
 pub const MAX_DELAY: Tick = (1 << 32) - (1 << 24) - 1;
 
+/// Moves `wheel`, whose clock stands at `wheel_now`, to `now`: skips what
+/// `can_skip()` allows, ticks the rest, and hands every timer fired to `fired`
+/// with the tick it fired at. The loop a user of the crate writes, shared by
+/// the adapter and the native row.
+#[inline]
+fn run_wheel_to<E: CancellableTimerEntry>(
+    wheel: &mut QuadWheelWithOverflow<E>,
+    wheel_now: &mut Tick,
+    now: Tick,
+    mut fired: impl FnMut(Rc<E>, Tick),
+) {
+    while *wheel_now < now {
+        match wheel.can_skip() {
+            Skip::Empty => *wheel_now = now,
+            Skip::Millis(most) => {
+                let step = u32::try_from(now - *wheel_now).map_or(most, |gap| gap.min(most));
+                wheel.skip(step);
+                *wheel_now += Tick::from(step);
+            }
+            Skip::None => {
+                *wheel_now += 1;
+                for entry in wheel.tick() {
+                    fired(entry, *wheel_now);
+                }
+            }
+        }
+    }
+}
+
 /// The crate's timer entry: just the id, which is the contract's handle.
 #[derive(Debug)]
 struct Entry {
@@ -239,25 +268,12 @@ impl<P> TimerQueue<P> for HashWheelTimer<P> {
             return;
         };
         let start = out.len();
-        while self.wheel_now < now {
-            match self.wheel.can_skip() {
-                Skip::Empty => self.wheel_now = now,
-                Skip::Millis(most) => {
-                    let step =
-                        u32::try_from(now - self.wheel_now).map_or(most, |gap| gap.min(most));
-                    self.wheel.skip(step);
-                    self.wheel_now += Tick::from(step);
-                }
-                Skip::None => {
-                    self.wheel_now += 1;
-                    for entry in self.wheel.tick() {
-                        let (payload, deadline) = self.timers.fired(entry.id.index());
-                        debug_assert_eq!(deadline, self.wheel_now, "fired at its tick");
-                        out.push(Expired { payload, deadline });
-                    }
-                }
-            }
-        }
+        let timers = &mut self.timers;
+        run_wheel_to(&mut self.wheel, &mut self.wheel_now, now, |entry, tick| {
+            let (payload, deadline) = timers.fired(entry.id.index());
+            debug_assert_eq!(deadline, tick, "fired at its tick");
+            out.push(Expired { payload, deadline });
+        });
         self.timers.finish_advance(now, previous, out, start, false);
         self.take_in_far_timers();
     }
@@ -424,27 +440,14 @@ impl driven::Driven for HashWheelTimerNative {
                 deadline: now,
             });
         }
-        while self.wheel_now < now {
-            match self.wheel.can_skip() {
-                Skip::Empty => self.wheel_now = now,
-                Skip::Millis(most) => {
-                    let step =
-                        u32::try_from(now - self.wheel_now).map_or(most, |gap| gap.min(most));
-                    self.wheel.skip(step);
-                    self.wheel_now += Tick::from(step);
-                }
-                Skip::None => {
-                    self.wheel_now += 1;
-                    for entry in self.wheel.tick() {
-                        self.in_wheel -= 1;
-                        out.push(Expired {
-                            payload: entry.id,
-                            deadline: self.wheel_now,
-                        });
-                    }
-                }
-            }
-        }
+        let in_wheel = &mut self.in_wheel;
+        run_wheel_to(&mut self.wheel, &mut self.wheel_now, now, |entry, tick| {
+            *in_wheel -= 1;
+            out.push(Expired {
+                payload: entry.id,
+                deadline: tick,
+            });
+        });
     }
 
     #[inline]

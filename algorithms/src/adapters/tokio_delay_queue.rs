@@ -190,6 +190,50 @@ fn slot_start_bound(floor: Tick, when: Tick) -> Tick {
     when >> width_bits << width_bits
 }
 
+/// The queue's elapsed time, read with a probe: a value inserted at tick 0
+/// is clamped to the elapsed time and reports it as its deadline; it is
+/// removed at once. The probe leaves the queue's `Sleep` armed at the
+/// elapsed time, which costs the next advance one extra wheel poll.
+fn probe_elapsed<T>(
+    queue: &mut DelayQueue<T>,
+    runtime: &Runtime,
+    start: Instant,
+    probe: T,
+) -> Tick {
+    let _context = runtime.enter();
+    let key = queue.insert_at(probe, start);
+    let elapsed = (queue.deadline(&key) - start).as_millis();
+    queue.remove(&key);
+    Tick::try_from(elapsed).expect("the elapsed time is a tick")
+}
+
+/// A lower bound on every deadline in `queue` after an advance to `now`,
+/// greater than `now`: the start of the queue's earliest slot (see the module
+/// doc), or `Tick::MAX` when the queue is empty. `peek` walks that slot; when
+/// `floor` is too stale to place it above `now`, a probe (made by `probe`)
+/// reads the elapsed time into `floor`. Shared by the adapter and the native
+/// row.
+fn earliest_slot_bound<T>(
+    queue: &mut DelayQueue<T>,
+    runtime: &Runtime,
+    start: Instant,
+    floor: &mut Tick,
+    now: Tick,
+    probe: impl FnOnce() -> T,
+) -> Tick {
+    let Some(key) = queue.peek() else {
+        return Tick::MAX;
+    };
+    let when = (queue.deadline(&key) - start).as_millis();
+    let when = Tick::try_from(when).expect("within the queue's reach");
+    let mut bound = slot_start_bound(*floor, when);
+    if bound <= now {
+        *floor = probe_elapsed(queue, runtime, start, probe());
+        bound = slot_start_bound(*floor, when);
+    }
+    bound.max(now + 1)
+}
+
 /// What the adapter stores in the queue: a timer, or the probe that reads the
 /// queue's elapsed time (inserted and removed at once, never fired).
 #[derive(Debug)]
@@ -269,37 +313,6 @@ impl<P> TokioDelayQueue<P> {
 
     fn instant(&self, tick: Tick) -> Instant {
         self.start + Duration::from_millis(tick)
-    }
-
-    /// The queue's elapsed time, read with a probe: a value inserted at tick 0
-    /// is clamped to the elapsed time and reports it as its deadline; it is
-    /// removed at once. The probe leaves the queue's `Sleep` armed at the
-    /// elapsed time, which costs the next advance one extra wheel poll.
-    fn probe_elapsed(&mut self) -> Tick {
-        let _context = self.runtime.enter();
-        let key = self.queue.insert_at(Item::Probe, self.start);
-        let elapsed = (self.queue.deadline(&key) - self.start).as_millis();
-        self.queue.remove(&key);
-        Tick::try_from(elapsed).expect("the elapsed time is a tick")
-    }
-
-    /// A lower bound on every deadline in the queue after an advance to `now`,
-    /// greater than `now`: the start of the queue's earliest slot (see the
-    /// module doc), or `Tick::MAX` when the queue is empty. `peek` walks that
-    /// slot; when the floor is too stale to place it above `now`, a probe reads
-    /// the elapsed time.
-    fn earliest_slot_bound(&mut self) -> Tick {
-        let Some(key) = self.queue.peek() else {
-            return Tick::MAX;
-        };
-        let when = (self.queue.deadline(&key) - self.start).as_millis();
-        let when = Tick::try_from(when).expect("within the queue's reach");
-        let mut bound = slot_start_bound(self.floor, when);
-        if bound <= self.now {
-            self.floor = self.probe_elapsed();
-            bound = slot_start_bound(self.floor, when);
-        }
-        bound.max(self.now + 1)
     }
 
     /// Moves the far timers the queue can now take into it.
@@ -419,7 +432,14 @@ impl<P> TimerQueue<P> for TokioDelayQueue<P> {
         self.timers.finish_advance(now, previous, out, start, false);
         self.take_in_far_timers();
         if self.bound <= now {
-            self.bound = self.earliest_slot_bound();
+            self.bound = earliest_slot_bound(
+                &mut self.queue,
+                &self.runtime,
+                self.start,
+                &mut self.floor,
+                now,
+                || Item::Probe,
+            );
         }
     }
 
@@ -481,30 +501,6 @@ impl TokioDelayQueueNative {
     #[inline]
     fn instant(&self, tick: Tick) -> Instant {
         self.start + Duration::from_millis(tick)
-    }
-
-    /// The queue's elapsed time, read with a probe (see the module doc).
-    fn probe_elapsed(&mut self) -> Tick {
-        let _context = self.runtime.enter();
-        let key = self.queue.insert_at(NativeItem::Probe, self.start);
-        let elapsed = (self.queue.deadline(&key) - self.start).as_millis();
-        self.queue.remove(&key);
-        Tick::try_from(elapsed).expect("the elapsed time is a tick")
-    }
-
-    /// As the adapter's `earliest_slot_bound`.
-    fn earliest_slot_bound(&mut self) -> Tick {
-        let Some(key) = self.queue.peek() else {
-            return Tick::MAX;
-        };
-        let when = (self.queue.deadline(&key) - self.start).as_millis();
-        let when = Tick::try_from(when).expect("within the queue's reach");
-        let mut bound = slot_start_bound(self.floor, when);
-        if bound <= self.now {
-            self.floor = self.probe_elapsed();
-            bound = slot_start_bound(self.floor, when);
-        }
-        bound.max(self.now + 1)
     }
 }
 
@@ -608,7 +604,14 @@ impl driven::Driven for TokioDelayQueueNative {
             .await;
         });
         if self.bound <= now {
-            self.bound = self.earliest_slot_bound();
+            self.bound = earliest_slot_bound(
+                &mut self.queue,
+                &self.runtime,
+                self.start,
+                &mut self.floor,
+                now,
+                || NativeItem::Probe,
+            );
         }
     }
 
