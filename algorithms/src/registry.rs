@@ -40,6 +40,7 @@ pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
     visitor.visit::<crate::linux_wheel::LinuxWheel<Payload>>();
     visitor.visit::<crate::quad_heap::QuadHeap<Payload>>();
     visitor.visit::<crate::calendar_queue::CalendarQueue<Payload>>();
+    visitor.visit::<crate::sweep_wheel::SweepWheel<Payload>>();
     // The standard library baselines.
     visitor.visit::<crate::std_binary_heap::StdBinaryHeap<Payload>>();
     visitor.visit::<crate::btree_map::BTreeMapQueue<Payload>>();
