@@ -108,21 +108,181 @@
 //!
 //! # Parameters
 //!
-//! None to tune: [`LEVELS`] and [`SLOTS`] are tokio's with the contract's
-//! range, as in [`crate::bitmap_wheel`]. `params()` is `"levels=11,slots=64"`.
+//! [`NEAR_BITS`] = 10: level 0 has 1,024 one-tick slots, and the levels above
+//! it have tokio's 64 slots each, so [`LEVELS`] = 10 cover 2^62. `params()` is
+//! `"near=1024,levels=10,slots=64"`.
 
 use crate::arena::{Arena, Handle};
-use crate::bitmap_wheel::{
-    LEVEL_BITS, LEVELS, SLOTS, level_for, next_occupied, slot_for, slot_start,
-};
-use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
+use crate::{Algorithm, Counters, Expired, Family, MAX_DEADLINE, Tick, TimerQueue, check_deadline};
 
-/// Clears the digits below `level` of a deadline: `when & slot_floor_mask(level)`
-/// is the start of the level-`level` slot that holds `when`, for a deadline
-/// that shares every higher digit with the clock.
+/// Bits of a deadline that level 0 resolves: it has `2^NEAR_BITS` slots of
+/// one tick each.
+pub const NEAR_BITS: u32 = 10;
+
+/// Level 0's slots: 1,024 ticks, each its own slot.
+pub const NEAR_SLOTS: usize = 1 << NEAR_BITS;
+
+/// Words of level 0's occupancy bitmap, each summarised by one bit of a
+/// summary word (so at most 64).
+const NEAR_WORDS: usize = NEAR_SLOTS / 64;
+
+/// Bits of a deadline per level above 0: 64 slots, one `u64` bitmap, as in
+/// tokio.
+pub const FAR_BITS: u32 = 6;
+
+/// Slots per level above 0.
+pub const FAR_SLOTS: usize = 1 << FAR_BITS;
+
+/// Levels: level 0 and enough 64-slot levels above it to hold bit 62 of
+/// [`MAX_DEADLINE`] (10 with a 10-bit level 0).
+pub const LEVELS: usize = 1 + (MAX_DEADLINE.ilog2() + 1 - NEAR_BITS).div_ceil(FAR_BITS) as usize;
+
+/// Slots of all levels together.
+const SLOT_COUNT: usize = NEAR_SLOTS + (LEVELS - 1) * FAR_SLOTS;
+
+const _: () = assert!(NEAR_WORDS <= 64, "the summary word has a bit per word");
+const _: () = assert!(
+    LEVELS == 10,
+    "a 10-bit level 0 and nine 6-bit levels cover 2^62"
+);
+
+/// The lowest bit of a deadline that is part of `level`'s digit.
+#[inline]
+fn digit_shift(level: usize) -> u32 {
+    if level == 0 {
+        0
+    } else {
+        NEAR_BITS + FAR_BITS * (level as u32 - 1)
+    }
+}
+
+/// The number of bits of `level`'s digit.
+#[inline]
+fn digit_bits(level: usize) -> u32 {
+    if level == 0 { NEAR_BITS } else { FAR_BITS }
+}
+
+/// The level for a timer due at `when > elapsed` on a wheel whose clock is
+/// `elapsed`: the level whose digit holds the highest bit in which the two
+/// differ (tokio's rule, with a wider level 0).
+#[inline]
+fn level_for(elapsed: Tick, when: Tick) -> usize {
+    // The low mask makes the logarithm defined when the two are equal and maps
+    // every difference within level 0's digit to level 0.
+    let highest_bit = ((elapsed ^ when) | (NEAR_SLOTS as u64 - 1)).ilog2();
+    if highest_bit < NEAR_BITS {
+        0
+    } else {
+        1 + ((highest_bit - NEAR_BITS) / FAR_BITS) as usize
+    }
+}
+
+/// The slot of `when` on `level`: its digit there.
+#[inline]
+fn slot_for(when: Tick, level: usize) -> usize {
+    ((when >> digit_shift(level)) & ((1 << digit_bits(level)) - 1)) as usize
+}
+
+/// The index of `level`'s slot `slot` among all [`SLOT_COUNT`] slots.
+#[inline]
+fn slot_id(level: usize, slot: usize) -> usize {
+    if level == 0 {
+        slot
+    } else {
+        NEAR_SLOTS + (level - 1) * FAR_SLOTS + slot
+    }
+}
+
+/// Clears the digits below `level`: `when & slot_floor_mask(level)` is the
+/// start of the level-`level` slot that holds `when`, for a deadline that
+/// shares every higher digit with the clock.
 #[inline]
 fn slot_floor_mask(level: usize) -> Tick {
-    Tick::MAX << (LEVEL_BITS * level as u32)
+    Tick::MAX << digit_shift(level)
+}
+
+/// The first tick of slot `slot` of `level` in the revolution that holds
+/// `time`. The top level's revolution is 2^64 ticks: it starts at 0.
+#[inline]
+fn slot_start(time: Tick, level: usize, slot: usize) -> Tick {
+    let above = digit_shift(level) + digit_bits(level);
+    let revolution_start = time.checked_shr(above).map_or(0, |high| high << above);
+    revolution_start + ((slot as u64) << digit_shift(level))
+}
+
+/// Which slots hold handles: level 0's bits in [`NEAR_WORDS`] words under a
+/// summary word (bit `w` set when word `w` is not zero), each higher level's
+/// in one word.
+#[derive(Clone, Debug, Default)]
+struct Occupancy {
+    near: [u64; NEAR_WORDS],
+    summary: u64,
+    far: [u64; LEVELS - 1],
+}
+
+impl Occupancy {
+    #[inline]
+    fn set(&mut self, level: usize, slot: usize) {
+        if level == 0 {
+            self.near[slot / 64] |= 1 << (slot % 64);
+            self.summary |= 1 << (slot / 64);
+        } else {
+            self.far[level - 1] |= 1 << slot;
+        }
+    }
+
+    #[inline]
+    fn clear(&mut self, level: usize, slot: usize) {
+        if level == 0 {
+            let word = &mut self.near[slot / 64];
+            *word &= !(1 << (slot % 64));
+            if *word == 0 {
+                self.summary &= !(1 << (slot / 64));
+            }
+        } else {
+            self.far[level - 1] &= !(1 << slot);
+        }
+    }
+
+    #[cfg(test)]
+    fn is_set(&self, level: usize, slot: usize) -> bool {
+        if level == 0 {
+            self.near[slot / 64] & (1 << (slot % 64)) != 0
+        } else {
+            self.far[level - 1] & (1 << slot) != 0
+        }
+    }
+
+    /// The first occupied slot of the lowest level that has one, given the
+    /// digits of the clock: on every level the occupied slots lie after the
+    /// clock's digit (see the invariants), so no search wraps.
+    #[inline]
+    fn first(&self, elapsed: Tick) -> Option<(usize, usize)> {
+        if self.summary != 0 {
+            let digit = slot_for(elapsed, 0);
+            let word = digit / 64;
+            let here = self.near[word] & (u64::MAX << (digit % 64));
+            if here != 0 {
+                return Some((0, word * 64 + here.trailing_zeros() as usize));
+            }
+            let later = self.summary & u64::MAX.checked_shl(word as u32 + 1).unwrap_or(0);
+            let word = later.trailing_zeros() as usize;
+            debug_assert!(
+                word < NEAR_WORDS,
+                "level 0 is occupied only ahead of the clock"
+            );
+            return Some((0, word * 64 + self.near[word].trailing_zeros() as usize));
+        }
+        let index = self.far.iter().position(|&bits| bits != 0)?;
+        let level = index + 1;
+        let digit = slot_for(elapsed, level);
+        let ahead = self.far[index] & (u64::MAX << digit);
+        debug_assert!(
+            ahead != 0,
+            "level {level} is occupied only ahead of the clock"
+        );
+        Some((level, ahead.trailing_zeros() as usize))
+    }
 }
 
 /// One timer: what the arena keeps per timer. The slot that holds its handle
@@ -148,15 +308,15 @@ struct Expiration {
 #[derive(Debug)]
 pub struct SweepWheel<P> {
     timers: Arena<Timer<P>>,
-    /// Level `k`'s slots are `slots[k * SLOTS..(k + 1) * SLOTS]`: the handles
-    /// filed there, current or stale, in filing order.
+    /// Every level's slots, by [`slot_id`]: the handles filed there, current or
+    /// stale, in filing order.
     slots: Box<[Vec<Handle>]>,
-    /// Bit `s` of `occupied[k]` is set exactly when slot `s` of level `k` holds
-    /// a handle.
-    occupied: [u64; LEVELS],
-    /// Per slot of level 1 and above, at most every deadline filed there since
-    /// it was last taken (`Tick::MAX` for an empty slot): what [`TimerQueue::next_expiry`]
-    /// reports for the earliest slot, rather than its start.
+    /// A slot's bit is set exactly when it holds a handle.
+    occupied: Occupancy,
+    /// Per slot of level 1 and above (by [`slot_id`] minus [`NEAR_SLOTS`]), at
+    /// most every deadline filed there since it was last taken (`Tick::MAX` for
+    /// an empty slot): what [`TimerQueue::next_expiry`] reports for the
+    /// earliest slot, rather than its start.
     slot_min: Box<[Tick]>,
     /// At most the start of the earliest occupied slot (`Tick::MAX` when none
     /// is): an advance to a time before it has no slot to take.
@@ -186,9 +346,9 @@ impl<P> SweepWheel<P> {
     pub fn new() -> Self {
         Self {
             timers: Arena::new(),
-            slots: (0..LEVELS * SLOTS).map(|_| Vec::new()).collect(),
-            occupied: [0; LEVELS],
-            slot_min: vec![Tick::MAX; LEVELS * SLOTS].into_boxed_slice(),
+            slots: (0..SLOT_COUNT).map(|_| Vec::new()).collect(),
+            occupied: Occupancy::default(),
+            slot_min: vec![Tick::MAX; SLOT_COUNT - NEAR_SLOTS].into_boxed_slice(),
             next_start: Tick::MAX,
             next_min: Tick::MAX,
             overdue: Vec::new(),
@@ -227,12 +387,13 @@ impl<P> SweepWheel<P> {
         );
         let level = level_for(self.elapsed, when);
         let slot = slot_for(when, level);
-        let id = level * SLOTS + slot;
+        let id = slot_id(level, slot);
         self.slots[id].push(handle);
-        self.occupied[level] |= 1 << slot;
+        self.occupied.set(level, slot);
         if level > 0 {
             // A level-0 slot spans one tick: its minimum is its start.
-            self.slot_min[id] = self.slot_min[id].min(when);
+            let min = &mut self.slot_min[id - NEAR_SLOTS];
+            *min = (*min).min(when);
         }
         level
     }
@@ -244,7 +405,7 @@ impl<P> SweepWheel<P> {
             Some(expiration) if expiration.level == 0 => (expiration.start, expiration.start),
             Some(expiration) => (
                 expiration.start,
-                self.slot_min[expiration.level * SLOTS + expiration.slot],
+                self.slot_min[slot_id(expiration.level, expiration.slot) - NEAR_SLOTS],
             ),
             None => (Tick::MAX, Tick::MAX),
         };
@@ -254,12 +415,10 @@ impl<P> SweepWheel<P> {
     /// has one (see [`crate::bitmap_wheel`] for why that is the earliest).
     #[inline]
     fn next_expiration(&self) -> Option<Expiration> {
-        let level = self.occupied.iter().position(|&bits| bits != 0)?;
-        let digit = slot_for(self.elapsed, level);
-        let slot = next_occupied(self.occupied[level], digit).expect("the level is occupied");
+        let (level, slot) = self.occupied.first(self.elapsed)?;
         let start = slot_start(self.elapsed, level, slot);
         debug_assert!(
-            slot > digit && start > self.elapsed,
+            slot > slot_for(self.elapsed, level) && start > self.elapsed,
             "level {level} slot {slot} (start {start}) is not ahead of the clock {}",
             self.elapsed
         );
@@ -280,9 +439,11 @@ impl<P> SweepWheel<P> {
         let Expiration { level, slot, start } = expiration;
         self.counters.slot_visits += 1;
         self.elapsed = start;
-        self.occupied[level] &= !(1 << slot);
-        let id = level * SLOTS + slot;
-        self.slot_min[id] = Tick::MAX;
+        self.occupied.clear(level, slot);
+        let id = slot_id(level, slot);
+        if level > 0 {
+            self.slot_min[id - NEAR_SLOTS] = Tick::MAX;
+        }
         // The last tick the slot covers. Level 10's slots span 2^60 ticks and
         // start at most at 2^62, so this does not overflow.
         let end = start + !slot_floor_mask(level);
@@ -399,7 +560,7 @@ impl<P> Algorithm for SweepWheel<P> {
     }
 
     fn params(&self) -> String {
-        format!("levels={LEVELS},slots={SLOTS}")
+        format!("near={NEAR_SLOTS},levels={LEVELS},slots={FAR_SLOTS}")
     }
 }
 
@@ -488,10 +649,21 @@ mod tests {
     /// Checks the module's invariants by walking every slot.
     fn assert_invariants<P>(wheel: &SweepWheel<P>) {
         let mut current = std::collections::HashMap::new();
+        for (word, &bits) in wheel.occupied.near.iter().enumerate() {
+            assert_eq!(wheel.occupied.summary & (1 << word) != 0, bits != 0);
+        }
         for (id, handles) in wheel.slots.iter().enumerate() {
-            let (level, slot) = (id / SLOTS, id % SLOTS);
+            let (level, slot) = if id < NEAR_SLOTS {
+                (0, id)
+            } else {
+                (
+                    1 + (id - NEAR_SLOTS) / FAR_SLOTS,
+                    (id - NEAR_SLOTS) % FAR_SLOTS,
+                )
+            };
+            assert_eq!(slot_id(level, slot), id);
             assert_eq!(
-                wheel.occupied[level] & (1 << slot) != 0,
+                wheel.occupied.is_set(level, slot),
                 !handles.is_empty(),
                 "bit of level {level} slot {slot}"
             );
@@ -505,6 +677,9 @@ mod tests {
                 if let Some(timer) = wheel.timers.get(handle) {
                     let start = slot_start(wheel.elapsed, level, slot);
                     assert!(start <= timer.deadline, "filed after its deadline");
+                    if level > 0 {
+                        assert!(wheel.slot_min[id - NEAR_SLOTS] <= timer.deadline);
+                    }
                     assert!(current.insert(handle, id).is_none(), "filed twice");
                 }
             }
@@ -569,8 +744,9 @@ mod tests {
         // the deadline.
         assert_eq!(wheel.next_expiry(), Some(100));
         assert_eq!(fire(&mut wheel, 4_999), vec![]);
-        // Filed again at 64 (to level 2), then cascaded down at 4096 and 4992.
-        assert_eq!(wheel.counters.cascades, 3);
+        // Filed again at 100 (to level 1's slot at 4096), then down to level 0
+        // at 4096.
+        assert_eq!(wheel.counters.cascades, 2);
         assert_eq!(fire(&mut wheel, 5_000), vec![(5_000, 7)]);
     }
 
@@ -587,19 +763,51 @@ mod tests {
     #[test]
     fn timers_fired_from_a_higher_slot_come_out_sorted() {
         let mut wheel = SweepWheel::new();
-        for (i, deadline) in [5_000, 4_500, 8_000, 6_000, 4_200].into_iter().enumerate() {
+        let deadlines = [100_000, 80_000, 120_000, 90_000, 130_000];
+        for (i, deadline) in deadlines.into_iter().enumerate() {
             wheel.insert(deadline, i as u64);
         }
-        // All five are in level 2's slot 1, ticks 4096..=8191, filed out of
-        // order; 8_000 is after `now` and cascades.
-        let fired: Vec<Tick> = fire(&mut wheel, 7_000)
+        // All five are in level 2's slot 1, ticks 65,536..=131,071, filed out
+        // of order; the last two are after `now` and cascade.
+        let fired: Vec<Tick> = fire(&mut wheel, 110_000)
             .into_iter()
             .map(|(d, _)| d)
             .collect();
-        assert_eq!(fired, vec![4_200, 4_500, 5_000, 6_000]);
+        assert_eq!(fired, vec![80_000, 90_000, 100_000]);
         assert_eq!(wheel.counters.slot_visits, 1);
-        assert_eq!(wheel.counters.cascades, 1);
-        assert_eq!(fire(&mut wheel, 8_000), vec![(8_000, 2)]);
+        assert_eq!(wheel.counters.cascades, 2);
+        assert_eq!(fire(&mut wheel, 130_000), vec![(120_000, 2), (130_000, 4)]);
+    }
+
+    #[test]
+    fn the_level_is_the_digit_of_the_highest_differing_bit() {
+        assert_eq!(level_for(0, 1), 0);
+        assert_eq!(level_for(0, 1_023), 0);
+        assert_eq!(level_for(0, 1_024), 1);
+        assert_eq!(level_for(1_000, 1_030), 1, "crosses a level-0 revolution");
+        assert_eq!(level_for(0, (1 << 16) - 1), 1);
+        assert_eq!(level_for(0, 1 << 16), 2);
+        assert_eq!(level_for(0, MAX_DEADLINE), LEVELS - 1);
+        assert_eq!(slot_for(MAX_DEADLINE, LEVELS - 1), 1 << 4);
+        assert_eq!(slot_start(5_000, 1, 4), 4_096);
+        assert_eq!(slot_start(MAX_DEADLINE, LEVELS - 1, 16), MAX_DEADLINE);
+        assert_eq!(5_000 & slot_floor_mask(1), 4_096);
+    }
+
+    #[test]
+    fn the_first_occupied_slot_is_found_past_empty_words() {
+        let mut occupancy = Occupancy::default();
+        assert_eq!(occupancy.first(0), None);
+        occupancy.set(3, 9);
+        assert_eq!(occupancy.first(0), Some((3, 9)));
+        occupancy.set(0, 700);
+        assert_eq!(occupancy.first(5), Some((0, 700)));
+        occupancy.set(0, 70);
+        assert_eq!(occupancy.first(5), Some((0, 70)));
+        occupancy.clear(0, 70);
+        occupancy.clear(0, 700);
+        assert_eq!(occupancy.summary, 0);
+        assert_eq!(occupancy.first(5), Some((3, 9)));
     }
 
     #[test]
