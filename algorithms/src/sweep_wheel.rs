@@ -4,10 +4,10 @@
 //!
 //! # Idea
 //!
-//! The wheel is tokio's (see [`crate::bitmap_wheel`]): 11 levels of 64 slots, a
-//! `u64` occupancy bitmap per level, a clock that jumps to the next occupied
-//! slot, and a lazy cascade. What changes is how a slot holds its timers and
-//! what a cancel touches.
+//! The wheel is tokio's (see [`crate::bitmap_wheel`]): levels of slots with an
+//! occupancy bitmap, a clock that jumps to the next occupied slot, and a lazy
+//! cascade. What changes is how a slot holds its timers, what a cancel
+//! touches, how wide level 0 is, and what the next expiry says.
 //!
 //! * **A slot is a `Vec` of handles** (8 bytes each: the timer's index in the
 //!   arena and its generation), not an intrusive doubly-linked list. An insert
@@ -32,22 +32,49 @@
 //!   again by its new deadline. A reschedule to an earlier deadline renews the
 //!   timer's generation (leaving the old handle in its slot stale, to be
 //!   swept) and files the new handle.
+//! * **Level 0 has 1,024 one-tick slots** ([`NEAR_BITS`] = 10) under a
+//!   summary word, and the levels above it tokio's 64 slots each. A timer due
+//!   within 65,535 ticks (a minute at 1 ms) cascades at most once, where
+//!   tokio's 64-slot level 0 makes a timer 4,096 to 262,143 ticks out cascade
+//!   twice.
+//! * **The next expiry is the earliest slot's smallest deadline**, kept per
+//!   slot of level 1 and above as timers are filed, not the slot's start. An
+//!   event loop then sleeps until a timer is due instead of waking at each
+//!   slot start on the way down, and the advance that wakes it fires a timer of
+//!   a higher-level slot straight from there (see `take_slot`).
+//!   Between expiries an advance is one compare against the cached start of
+//!   the earliest slot, and `next_expiry` reads two cached fields.
 //!
 //! Taking a slot reads each handle's timer once: a stale handle is dropped, a
-//! timer due at the slot's start fires, and any other is filed again relative
-//! to the new clock (a cascade from a higher level, or a timer whose deadline
-//! was pushed back). A cascade reads the timer's deadline from the arena, so
-//! the slot needs no copy of it.
+//! timer due by the advance's `now` fires, and any other is filed again
+//! relative to the new clock (a cascade from a higher level, or a timer whose
+//! deadline was pushed back). A cascade reads the timer's deadline from the
+//! arena, so the slot needs no copy of it.
 //!
-//! Source: the wheel is tokio's `runtime/time/wheel` (checked against tokio
-//! 1.43, 6 levels of 64 slots at 1 ms; 11 levels here for the contract's
-//! 2^62 range, see [`crate::bitmap_wheel`]). The lazy reset is tokio's
-//! `TimerEntry::reset` (which only extends `cached_when` and re-files on fire)
-//! and Go's `runtime/time.go` `modify`. Handles stored by value in arrays
-//! and swept by generation are the layout of slab-based wheels such as
-//! nexus-timer's slots; here they are a plain `Vec` per slot. Designed for
-//! issue "A design that leaves every peer behind"; the figures behind each
-//! choice are in the README's section on it.
+//! Each choice was kept because it measured faster, in one `timerbench run`
+//! of this wheel beside `bitmap-wheel` and the best crates and baselines
+//! (default scale, 6 interleaved repetitions; ns per operation, whole pass):
+//!
+//! | step | `uniform` | `timeouts` | `bimodal` | `sparse` | `scaling-1e6` |
+//! |---|---|---|---|---|---|
+//! | `bitmap-wheel` (tokio's layout) | 56.9 | 8.6 | 28.6 | 73.8 | 85.6 |
+//! | vector slots, one-line cancel, lazy later reschedule | 33.4 | 7.5 | 14.8 | 81.1 | 34.0 |
+//! | + smallest deadline as next expiry, due timers fired from higher slots | 36.1 | 7.1 | 14.5 | 55.4 | 30.0 |
+//! | + 1,024-slot level 0 | 29.0 | 8.3 | 13.5 | 59.3 | 28.3 |
+//!
+//! The wider level 0 cost `timeouts` (30 s deadlines, 95% cancelled) about
+//! 1 ns per operation. We have not measured why; our guess is that the 5% of
+//! timers that survive each land in one of 1,024 slot vectors, each touched
+//! once a second and cold by then, where 64 vectors stay in cache. The
+//! reference run and the README give the figures against every other row.
+//!
+//! Source: the wheel is tokio's `runtime/time/wheel` (read at tokio 1.54.1, the
+//! version this workspace pins: 6 levels of 64 slots at 1 ms; here a wider
+//! level 0 and 9 levels above it for the contract's 2^62 range). The lazy
+//! reset is tokio's `TimerEntry::reset` (which only extends the cached
+//! deadline and files the entry again when its old slot comes due) and Go's
+//! `runtime/time.go` `modify`. Designed here for the issue "A design that
+//! leaves every peer behind".
 //!
 //! # Cost
 //!
@@ -56,16 +83,17 @@
 //! | insert | O(1): an `ilog2`, a push onto a vector and a bit set; amortised, as a slot's vector grows until it is as long as the slot ever was |
 //! | cancel | O(1): a generation check and bump, and a free-list push |
 //! | reschedule | O(1): a store when the deadline moves later, else a renew and an insert |
-//! | advance | O(levels) per slot taken, O(1) per handle in it (live or stale); no slot without handles is visited |
-//! | next expiry | O(levels), as in tokio |
+//! | advance | O(1) when no slot starts by `now`; else O(levels) per slot taken, O(1) per handle in it (current or stale) and O(k log k) for k timers fired from one higher-level slot out of deadline order; no slot without handles is visited |
+//! | next expiry | O(1): two cached bounds, set afresh by each advance that takes a slot |
 //!
 //! Memory is the price: a cancelled or moved-earlier timer's stale handle
 //! stays in its slot until the slot is taken, so the slots hold one handle
 //! per timer inserted (or moved earlier) within the span of the levels the
-//! handles sit on, not per pending timer. With 8-byte handles that is a fifth
-//! of a linked wheel's 40-byte node per timer; on `timeouts` (30 s deadlines,
-//! 95% cancelled within a few ticks) the slots hold about twenty stale
-//! handles per pending timer.
+//! handles sit on, not per pending timer, and each slot's vector keeps the
+//! capacity of its longest filling. A handle is 8 bytes, a fifth of a linked
+//! wheel's 40-byte node, but on `timeouts` (30 s deadlines, 95% cancelled
+//! within a few ticks) there are far more of them than pending timers: the
+//! reference run's `bytes_per_pending` (README) gives the figure.
 //!
 //! # Invariants
 //!
@@ -75,25 +103,34 @@
 //! * every pending timer has exactly one *current* handle (its index and its
 //!   entry's present generation) in the wheel: on the overdue list, or in a slot
 //!   that starts at or before its deadline. Any other handle in a slot is stale;
-//! * every handle in a slot of level `k` was filed for a deadline `when` with
-//!   `when >> 6(k + 1) == elapsed >> 6(k + 1)` and digit `k` of `when` greater
+//! * every handle in a slot of level `k` was filed for a deadline `when` that
+//!   shares every digit above `k` with `elapsed` and whose digit `k` is greater
 //!   than `elapsed`'s, so every occupied slot lies ahead of the clock (the
-//!   invariant of [`crate::bitmap_wheel`]);
-//! * bit `s` of `occupied[k]` is set if and only if slot `s` of level `k` holds
-//!   a handle, current or stale;
+//!   invariant of [`crate::bitmap_wheel`], with level 0's digit 10 bits wide);
+//! * a slot's occupancy bit is set if and only if the slot holds a handle,
+//!   current or stale, and level 0's summary bit `w` is set if and only if
+//!   word `w` of its bitmap is not zero;
+//! * the minimum kept for a slot of level 1 and above is at most the deadline
+//!   of every pending timer whose current handle is there, and the cached
+//!   `next_start` and `next_min` are at most the earliest slot's start and
+//!   minimum;
 //! * the overdue list's running minimum is at most the deadline of every
 //!   pending timer whose current handle is on it.
 //!
-//! So the start of the earliest occupied slot is a lower bound on every
-//! deadline, which is what [`TimerQueue::next_expiry`] reports. It is not
-//! always a deadline: a slot of stale handles only is taken, and fires
-//! nothing (`empty_slot_visits` counts those).
+//! So the earliest slot's minimum is a lower bound on every deadline (every
+//! other slot covers later ticks), which is what [`TimerQueue::next_expiry`]
+//! reports, with the overdue list's minimum. It is not always a deadline: a
+//! cancelled timer's or a pushed-back timer's filing may be what set it, and
+//! an advance there may fire nothing (`empty_slot_visits` counts the slots
+//! taken with stale handles only).
 //!
 //! # Output order
 //!
 //! The overdue batch first, sorted (see [`crate::overdue`] for why it can go
-//! first); then slots in increasing start order, each firing only timers due
-//! exactly at its start, as in [`crate::bitmap_wheel`].
+//! first); then slots in increasing start order. A level-0 slot fires timers
+//! due at its start; a higher slot, taken because it is the earliest, fires
+//! the timers due by `now` that lie within its span, sorted, and these come
+//! before every timer in any other slot.
 //!
 //! # Counters
 //!
