@@ -159,10 +159,6 @@ pub const NEAR_BITS: u32 = 10;
 /// Level 0's slots: 1,024 ticks, each its own slot.
 pub const NEAR_SLOTS: usize = 1 << NEAR_BITS;
 
-/// Words of level 0's occupancy bitmap, each summarised by one bit of a
-/// summary word (so at most 64).
-const NEAR_WORDS: usize = NEAR_SLOTS / 64;
-
 /// Bits of a deadline per level above 0: 64 slots, one `u64` bitmap, as in
 /// tokio.
 pub const FAR_BITS: u32 = 6;
@@ -174,18 +170,26 @@ pub const FAR_SLOTS: usize = 1 << FAR_BITS;
 /// [`MAX_DEADLINE`] (10 with a 10-bit level 0).
 pub const LEVELS: usize = 1 + (MAX_DEADLINE.ilog2() + 1 - NEAR_BITS).div_ceil(FAR_BITS) as usize;
 
-/// Slots of all levels together.
+/// Slots of all levels together, numbered level by level: level 0's first,
+/// then each higher level's 64 (see [`BASE`]).
 const SLOT_COUNT: usize = NEAR_SLOTS + (LEVELS - 1) * FAR_SLOTS;
 
-const _: () = assert!(NEAR_WORDS <= 64, "the summary word has a bit per word");
+/// Words of the occupancy bitmap: one bit per slot, in slot-number order, so
+/// that level 0 has [`NEAR_SLOTS`]` / 64` words and every higher level one.
+const WORDS: usize = SLOT_COUNT / 64;
+
+const _: () = assert!(
+    NEAR_SLOTS.is_multiple_of(64) && FAR_SLOTS == 64,
+    "levels fill whole words"
+);
+const _: () = assert!(WORDS <= 64, "the summary word has a bit per word");
 const _: () = assert!(
     LEVELS == 10,
     "a 10-bit level 0 and nine 6-bit levels cover 2^62"
 );
 
 /// The lowest bit of a deadline that is part of `level`'s digit.
-#[inline]
-fn digit_shift(level: usize) -> u32 {
+const fn digit_shift(level: usize) -> u32 {
     if level == 0 {
         0
     } else {
@@ -194,10 +198,74 @@ fn digit_shift(level: usize) -> u32 {
 }
 
 /// The number of bits of `level`'s digit.
-#[inline]
-fn digit_bits(level: usize) -> u32 {
+const fn digit_bits(level: usize) -> u32 {
     if level == 0 { NEAR_BITS } else { FAR_BITS }
 }
+
+/// The first slot number of `level` among all [`SLOT_COUNT`].
+const fn level_base(level: usize) -> usize {
+    if level == 0 {
+        0
+    } else {
+        NEAR_SLOTS + (level - 1) * FAR_SLOTS
+    }
+}
+
+/// The mask of the digits above `level`: `time & mask` is the start of the
+/// level's revolution that holds `time` (0 for the top level, whose
+/// revolution is 2^64 ticks).
+const fn above_mask(level: usize) -> u64 {
+    match u64::MAX.checked_shl(digit_shift(level) + digit_bits(level)) {
+        Some(mask) => mask,
+        None => 0,
+    }
+}
+
+/// Tables of the level functions above, so that the hot paths index instead
+/// of branching on the level: shift, digit mask, first slot number, mask of
+/// the digits above.
+const SHIFT: [u32; LEVELS] = {
+    let mut table = [0; LEVELS];
+    let mut level = 0;
+    while level < LEVELS {
+        table[level] = digit_shift(level);
+        level += 1;
+    }
+    table
+};
+
+/// See [`SHIFT`].
+const DIGIT_MASK: [u64; LEVELS] = {
+    let mut table = [0; LEVELS];
+    let mut level = 0;
+    while level < LEVELS {
+        table[level] = (1 << digit_bits(level)) - 1;
+        level += 1;
+    }
+    table
+};
+
+/// See [`SHIFT`].
+const BASE: [usize; LEVELS] = {
+    let mut table = [0; LEVELS];
+    let mut level = 0;
+    while level < LEVELS {
+        table[level] = level_base(level);
+        level += 1;
+    }
+    table
+};
+
+/// See [`SHIFT`].
+const ABOVE: [u64; LEVELS] = {
+    let mut table = [0; LEVELS];
+    let mut level = 0;
+    while level < LEVELS {
+        table[level] = above_mask(level);
+        level += 1;
+    }
+    table
+};
 
 /// The level for a timer due at `when > elapsed` on a wheel whose clock is
 /// `elapsed`: the level whose digit holds the highest bit in which the two
@@ -205,29 +273,29 @@ fn digit_bits(level: usize) -> u32 {
 #[inline]
 fn level_for(elapsed: Tick, when: Tick) -> usize {
     // The low mask makes the logarithm defined when the two are equal and maps
-    // every difference within level 0's digit to level 0.
+    // every difference within level 0's digit to level 0: bits below
+    // NEAR_BITS give (highest_bit + FAR_BITS - NEAR_BITS) / FAR_BITS = 0.
     let highest_bit = ((elapsed ^ when) | (NEAR_SLOTS as u64 - 1)).ilog2();
-    if highest_bit < NEAR_BITS {
-        0
-    } else {
-        1 + ((highest_bit - NEAR_BITS) / FAR_BITS) as usize
-    }
+    ((highest_bit + FAR_BITS - NEAR_BITS) / FAR_BITS) as usize
 }
 
 /// The slot of `when` on `level`: its digit there.
 #[inline]
 fn slot_for(when: Tick, level: usize) -> usize {
-    ((when >> digit_shift(level)) & ((1 << digit_bits(level)) - 1)) as usize
+    ((when >> SHIFT[level]) & DIGIT_MASK[level]) as usize
 }
 
-/// The index of `level`'s slot `slot` among all [`SLOT_COUNT`] slots.
+/// The number of `level`'s slot `slot` among all [`SLOT_COUNT`] slots.
 #[inline]
 fn slot_id(level: usize, slot: usize) -> usize {
-    if level == 0 {
-        slot
-    } else {
-        NEAR_SLOTS + (level - 1) * FAR_SLOTS + slot
-    }
+    BASE[level] + slot
+}
+
+/// The level of slot number `id`.
+#[inline]
+fn level_of(id: usize) -> usize {
+    // Level 0's numbers, below NEAR_SLOTS, all give 0.
+    id.saturating_sub(NEAR_SLOTS - FAR_SLOTS) / FAR_SLOTS
 }
 
 /// Clears the digits below `level`: `when & slot_floor_mask(level)` is the
@@ -235,90 +303,59 @@ fn slot_id(level: usize, slot: usize) -> usize {
 /// shares every higher digit with the clock.
 #[inline]
 fn slot_floor_mask(level: usize) -> Tick {
-    Tick::MAX << digit_shift(level)
+    Tick::MAX << SHIFT[level]
 }
 
 /// The first tick of slot `slot` of `level` in the revolution that holds
-/// `time`. The top level's revolution is 2^64 ticks: it starts at 0.
+/// `time`.
 #[inline]
 fn slot_start(time: Tick, level: usize, slot: usize) -> Tick {
-    let above = digit_shift(level) + digit_bits(level);
-    let revolution_start = time.checked_shr(above).map_or(0, |high| high << above);
-    revolution_start + ((slot as u64) << digit_shift(level))
+    (time & ABOVE[level]) | ((slot as u64) << SHIFT[level])
 }
 
-/// Which slots hold handles: level 0's bits in [`NEAR_WORDS`] words under a
-/// summary word (bit `w` set when word `w` is not zero), each higher level's
-/// in one word.
+/// Which slots hold handles: a bit per slot number, in [`WORDS`] words under a
+/// summary word whose bit `w` is set when word `w` is not zero.
+///
+/// On every level the occupied slots lie after the clock's digit, and never
+/// wrap round (see the invariants), and slot numbers go level by level, so the
+/// earliest occupied slot of the wheel is simply the lowest set bit: two
+/// `trailing_zeros`, no search from the clock's digit (tokio needs that
+/// rotation because its top level wraps).
 #[derive(Clone, Debug, Default)]
 struct Occupancy {
-    near: [u64; NEAR_WORDS],
+    words: [u64; WORDS],
     summary: u64,
-    far: [u64; LEVELS - 1],
 }
 
 impl Occupancy {
     #[inline]
-    fn set(&mut self, level: usize, slot: usize) {
-        if level == 0 {
-            self.near[slot / 64] |= 1 << (slot % 64);
-            self.summary |= 1 << (slot / 64);
-        } else {
-            self.far[level - 1] |= 1 << slot;
-        }
+    fn set(&mut self, id: usize) {
+        self.words[id / 64] |= 1 << (id % 64);
+        self.summary |= 1 << (id / 64);
     }
 
     #[inline]
-    fn clear(&mut self, level: usize, slot: usize) {
-        if level == 0 {
-            let word = &mut self.near[slot / 64];
-            *word &= !(1 << (slot % 64));
-            if *word == 0 {
-                self.summary &= !(1 << (slot / 64));
-            }
-        } else {
-            self.far[level - 1] &= !(1 << slot);
+    fn clear(&mut self, id: usize) {
+        let word = &mut self.words[id / 64];
+        *word &= !(1 << (id % 64));
+        if *word == 0 {
+            self.summary &= !(1 << (id / 64));
         }
     }
 
     #[cfg(test)]
-    fn is_set(&self, level: usize, slot: usize) -> bool {
-        if level == 0 {
-            self.near[slot / 64] & (1 << (slot % 64)) != 0
-        } else {
-            self.far[level - 1] & (1 << slot) != 0
-        }
+    fn is_set(&self, id: usize) -> bool {
+        self.words[id / 64] & (1 << (id % 64)) != 0
     }
 
-    /// The first occupied slot of the lowest level that has one, given the
-    /// digits of the clock: on every level the occupied slots lie after the
-    /// clock's digit (see the invariants), so no search wraps.
+    /// The lowest occupied slot number.
     #[inline]
-    fn first(&self, elapsed: Tick) -> Option<(usize, usize)> {
-        if self.summary != 0 {
-            let digit = slot_for(elapsed, 0);
-            let word = digit / 64;
-            let here = self.near[word] & (u64::MAX << (digit % 64));
-            if here != 0 {
-                return Some((0, word * 64 + here.trailing_zeros() as usize));
-            }
-            let later = self.summary & u64::MAX.checked_shl(word as u32 + 1).unwrap_or(0);
-            let word = later.trailing_zeros() as usize;
-            debug_assert!(
-                word < NEAR_WORDS,
-                "level 0 is occupied only ahead of the clock"
-            );
-            return Some((0, word * 64 + self.near[word].trailing_zeros() as usize));
+    fn first(&self) -> Option<usize> {
+        if self.summary == 0 {
+            return None;
         }
-        let index = self.far.iter().position(|&bits| bits != 0)?;
-        let level = index + 1;
-        let digit = slot_for(elapsed, level);
-        let ahead = self.far[index] & (u64::MAX << digit);
-        debug_assert!(
-            ahead != 0,
-            "level {level} is occupied only ahead of the clock"
-        );
-        Some((level, ahead.trailing_zeros() as usize))
+        let word = self.summary.trailing_zeros() as usize;
+        Some(word * 64 + self.words[word].trailing_zeros() as usize)
     }
 }
 
@@ -335,7 +372,8 @@ struct Timer<P> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Expiration {
     level: usize,
-    slot: usize,
+    /// The slot's number among all [`SLOT_COUNT`].
+    id: usize,
     /// The slot's start: the first tick it covers.
     start: Tick,
 }
@@ -414,8 +452,10 @@ impl<P> SweepWheel<P> {
     }
 
     /// Puts `handle`, whose timer is due at `when > elapsed`, in its slot and
-    /// returns the slot's level.
-    #[inline]
+    /// returns the slot's level. Always inlined: it is on every insert and
+    /// every cascade, and as a call it spent a fifth of its instructions
+    /// saving and restoring registers (callgrind, `periodic`).
+    #[inline(always)]
     fn place(&mut self, handle: Handle, when: Tick) -> usize {
         debug_assert!(
             when > self.elapsed,
@@ -423,10 +463,9 @@ impl<P> SweepWheel<P> {
             self.elapsed
         );
         let level = level_for(self.elapsed, when);
-        let slot = slot_for(when, level);
-        let id = slot_id(level, slot);
+        let id = slot_id(level, slot_for(when, level));
         self.slots[id].push(handle);
-        self.occupied.set(level, slot);
+        self.occupied.set(id);
         if level > 0 {
             // A level-0 slot spans one tick: its minimum is its start.
             let min = &mut self.slot_min[id - NEAR_SLOTS];
@@ -440,10 +479,7 @@ impl<P> SweepWheel<P> {
     fn set_bounds(&mut self, next: Option<Expiration>) {
         (self.next_start, self.next_min) = match next {
             Some(expiration) if expiration.level == 0 => (expiration.start, expiration.start),
-            Some(expiration) => (
-                expiration.start,
-                self.slot_min[slot_id(expiration.level, expiration.slot) - NEAR_SLOTS],
-            ),
+            Some(expiration) => (expiration.start, self.slot_min[expiration.id - NEAR_SLOTS]),
             None => (Tick::MAX, Tick::MAX),
         };
     }
@@ -452,14 +488,16 @@ impl<P> SweepWheel<P> {
     /// has one (see [`crate::bitmap_wheel`] for why that is the earliest).
     #[inline]
     fn next_expiration(&self) -> Option<Expiration> {
-        let (level, slot) = self.occupied.first(self.elapsed)?;
+        let id = self.occupied.first()?;
+        let level = level_of(id);
+        let slot = id - BASE[level];
         let start = slot_start(self.elapsed, level, slot);
         debug_assert!(
             slot > slot_for(self.elapsed, level) && start > self.elapsed,
             "level {level} slot {slot} (start {start}) is not ahead of the clock {}",
             self.elapsed
         );
-        Some(Expiration { level, slot, start })
+        Some(Expiration { level, id, start })
     }
 
     /// Takes the whole slot of `expiration` during an advance to `now`: moves
@@ -473,16 +511,15 @@ impl<P> SweepWheel<P> {
     /// output in order. A timer pushed back past the slot's end is filed again,
     /// even if it is due by `now`, since other slots may hold earlier ones.
     fn take_slot(&mut self, expiration: Expiration, now: Tick, out: &mut Vec<Expired<P>>) {
-        let Expiration { level, slot, start } = expiration;
+        let Expiration { level, id, start } = expiration;
         self.counters.slot_visits += 1;
         self.elapsed = start;
-        self.occupied.clear(level, slot);
-        let id = slot_id(level, slot);
+        self.occupied.clear(id);
         if level > 0 {
             self.slot_min[id - NEAR_SLOTS] = Tick::MAX;
         }
-        // The last tick the slot covers. Level 10's slots span 2^60 ticks and
-        // start at most at 2^62, so this does not overflow.
+        // The last tick the slot covers. The top level's slots span 2^58
+        // ticks and start at most at 2^62, so this does not overflow.
         let end = start + !slot_floor_mask(level);
         let first = out.len();
         let mut sorted = true;
@@ -686,7 +723,7 @@ mod tests {
     /// Checks the module's invariants by walking every slot.
     fn assert_invariants<P>(wheel: &SweepWheel<P>) {
         let mut current = std::collections::HashMap::new();
-        for (word, &bits) in wheel.occupied.near.iter().enumerate() {
+        for (word, &bits) in wheel.occupied.words.iter().enumerate() {
             assert_eq!(wheel.occupied.summary & (1 << word) != 0, bits != 0);
         }
         for (id, handles) in wheel.slots.iter().enumerate() {
@@ -699,8 +736,9 @@ mod tests {
                 )
             };
             assert_eq!(slot_id(level, slot), id);
+            assert_eq!(level_of(id), level);
             assert_eq!(
-                wheel.occupied.is_set(level, slot),
+                wheel.occupied.is_set(id),
                 !handles.is_empty(),
                 "bit of level {level} slot {slot}"
             );
@@ -832,19 +870,31 @@ mod tests {
     }
 
     #[test]
-    fn the_first_occupied_slot_is_found_past_empty_words() {
+    fn the_first_occupied_slot_is_the_lowest_set_bit() {
         let mut occupancy = Occupancy::default();
-        assert_eq!(occupancy.first(0), None);
-        occupancy.set(3, 9);
-        assert_eq!(occupancy.first(0), Some((3, 9)));
-        occupancy.set(0, 700);
-        assert_eq!(occupancy.first(5), Some((0, 700)));
-        occupancy.set(0, 70);
-        assert_eq!(occupancy.first(5), Some((0, 70)));
-        occupancy.clear(0, 70);
-        occupancy.clear(0, 700);
-        assert_eq!(occupancy.summary, 0);
-        assert_eq!(occupancy.first(5), Some((3, 9)));
+        assert_eq!(occupancy.first(), None);
+        occupancy.set(slot_id(3, 9));
+        assert_eq!(occupancy.first(), Some(slot_id(3, 9)));
+        occupancy.set(700);
+        assert_eq!(occupancy.first(), Some(700));
+        occupancy.set(70);
+        assert_eq!(occupancy.first(), Some(70));
+        occupancy.clear(70);
+        occupancy.clear(700);
+        assert_eq!(occupancy.summary, 1 << (slot_id(3, 9) / 64));
+        assert_eq!(occupancy.first(), Some(slot_id(3, 9)));
+    }
+
+    #[test]
+    fn the_level_tables_agree_with_the_level_functions() {
+        for level in 0..LEVELS {
+            assert_eq!(SHIFT[level], digit_shift(level));
+            assert_eq!(level_of(BASE[level]), level);
+            assert_eq!(level_of(BASE[level] + DIGIT_MASK[level] as usize), level);
+            let covered = digit_shift(level) + digit_bits(level);
+            assert_eq!(ABOVE[level], u64::MAX.checked_shl(covered).unwrap_or(0));
+        }
+        assert_eq!(BASE[LEVELS - 1] + FAR_SLOTS, SLOT_COUNT);
     }
 
     #[test]
