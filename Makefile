@@ -28,7 +28,7 @@ crosscheck:
 report:
 	$(CARGO) run --quiet -p report --bin timerbench-report -- --results $(OUT)
 
-## bench: the criterion micro-benchmarks, every algorithm at a fixed pending N (about 7 minutes for 22 rows); report in target/criterion/report/index.html.
+## bench: the criterion micro-benchmarks, every algorithm at a fixed pending N (about 7 minutes for 23 rows); report in target/criterion/report/index.html.
 bench:
 	$(CARGO) bench -p harness --bench timers -- $(BENCH_ARGS) $(FILTER)
 
