@@ -221,51 +221,32 @@ const fn above_mask(level: usize) -> u64 {
     }
 }
 
-/// Tables of the level functions above, so that the hot paths index instead
-/// of branching on the level: shift, digit mask, first slot number, mask of
-/// the digits above.
-const SHIFT: [u32; LEVELS] = {
-    let mut table = [0; LEVELS];
-    let mut level = 0;
-    while level < LEVELS {
-        table[level] = digit_shift(level);
-        level += 1;
-    }
-    table
-};
+/// A table of `value` for every `level`, built at compile time, so that the
+/// hot paths index instead of branching on the level.
+macro_rules! per_level {
+    (|$level:ident| $value:expr) => {{
+        let mut table = [0; LEVELS];
+        let mut $level = 0;
+        while $level < LEVELS {
+            table[$level] = $value;
+            $level += 1;
+        }
+        table
+    }};
+}
 
-/// See [`SHIFT`].
-const DIGIT_MASK: [u64; LEVELS] = {
-    let mut table = [0; LEVELS];
-    let mut level = 0;
-    while level < LEVELS {
-        table[level] = (1 << digit_bits(level)) - 1;
-        level += 1;
-    }
-    table
-};
+/// Per level, [`digit_shift`].
+const SHIFT: [u32; LEVELS] = per_level!(|level| digit_shift(level));
 
-/// See [`SHIFT`].
-const BASE: [usize; LEVELS] = {
-    let mut table = [0; LEVELS];
-    let mut level = 0;
-    while level < LEVELS {
-        table[level] = level_base(level);
-        level += 1;
-    }
-    table
-};
+/// Per level, the mask of a digit once shifted down: the slot within the
+/// level.
+const DIGIT_MASK: [u64; LEVELS] = per_level!(|level| (1 << digit_bits(level)) - 1);
 
-/// See [`SHIFT`].
-const ABOVE: [u64; LEVELS] = {
-    let mut table = [0; LEVELS];
-    let mut level = 0;
-    while level < LEVELS {
-        table[level] = above_mask(level);
-        level += 1;
-    }
-    table
-};
+/// Per level, [`level_base`].
+const BASE: [usize; LEVELS] = per_level!(|level| level_base(level));
+
+/// Per level, [`above_mask`].
+const ABOVE: [u64; LEVELS] = per_level!(|level| above_mask(level));
 
 /// The level for a timer due at `when > elapsed` on a wheel whose clock is
 /// `elapsed`: the level whose digit holds the highest bit in which the two
