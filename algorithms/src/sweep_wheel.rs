@@ -34,9 +34,12 @@
 //!   swept) and files the new handle.
 //! * **Level 0 has 1,024 one-tick slots** ([`NEAR_BITS`] = 10) under a
 //!   summary word, and the levels above it tokio's 64 slots each. A timer due
-//!   within 65,535 ticks (a minute at 1 ms) cascades at most once, where
-//!   tokio's 64-slot level 0 makes a timer 4,096 to 262,143 ticks out cascade
-//!   twice.
+//!   within 1,023 ticks of a clock in the same 1,024-tick window never
+//!   cascades, and one due within the same 65,536-tick window (a minute at
+//!   1 ms) cascades at most once; with tokio's 64-slot level 0 a timer 4,096
+//!   ticks or more out cascades at least twice. (The level is set by the
+//!   highest bit in which deadline and clock differ, so a short delay that
+//!   crosses a window boundary goes a level higher.)
 //! * **The next expiry is the earliest slot's smallest deadline**, kept per
 //!   slot of level 1 and above as timers are filed, not the slot's start. An
 //!   event loop then sleeps until a timer is due instead of waking at each
