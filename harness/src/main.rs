@@ -60,6 +60,17 @@ enum Command {
         /// The second run's results directory.
         new: PathBuf,
     },
+    /// How far one algorithm leads its rivals in a recorded run: per workload,
+    /// the best native crate's, the best baseline's and the next exact
+    /// design's median over its own, with a bootstrap interval. Measures
+    /// nothing; reads RESULTS.
+    Lead {
+        /// A results directory written by `timerbench run`.
+        results: PathBuf,
+        /// The algorithm whose lead to show.
+        #[arg(long)]
+        row: String,
+    },
 }
 
 #[derive(clap::Args)]
@@ -172,6 +183,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Crosscheck(args) => crosscheck(args),
         Command::Agreement { base, new } => agreement(&base, &new),
+        Command::Lead { results, row } => lead(&results, &row),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -405,6 +417,42 @@ fn agreement(base: &std::path::Path, new: &std::path::Path) -> Result<(), Failur
         cells.len(),
         100.0 * agreeing as f64 / cells.len().max(1) as f64
     );
+    Ok(())
+}
+
+/// `timerbench lead`: one algorithm against its rivals in a recorded run.
+fn lead(results: &std::path::Path, row: &str) -> Result<(), Failure> {
+    use std::fmt::Write as _;
+    use std::io::Write as _;
+    let leads = harness::lead::leads(results, row).map_err(Failure::Input)?;
+    // Written whole and then printed once: a reader that closes the pipe early
+    // (`| head`) ends the output, not the program with a panic.
+    let mut text = format!(
+        "{row}'s lead in {}: the rival's median over {row}'s (above 1: {row} is faster), 95% bootstrap interval\n",
+        results.display()
+    );
+    let _ = writeln!(
+        text,
+        "{:<14} {:>9}  {:<20} {:<26} {:>9} {:>7}  interval",
+        "workload", "ns", "rival", "name", "ns", "lead"
+    );
+    for lead in &leads {
+        let interval = lead.interval.map_or_else(
+            || "-".to_owned(),
+            |(low, high)| format!("[{low:.2}, {high:.2}]"),
+        );
+        let _ = writeln!(
+            text,
+            "{:<14} {:>9.1}  {:<20} {:<26} {:>9.1} {:>6.2}x  {interval}",
+            lead.workload,
+            lead.row_ns,
+            lead.rival.label(),
+            lead.rival_name,
+            lead.rival_ns,
+            lead.ratio
+        );
+    }
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(())
 }
 

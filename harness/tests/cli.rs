@@ -384,3 +384,22 @@ fn tick_driver_and_trace_replay_work() {
         "two timers fire: {rows:?}"
     );
 }
+
+/// `timerbench lead` reads the committed reference run and reproduces the lead
+/// the README quotes for the designed-here wheel, without measuring.
+#[test]
+fn lead_reads_the_reference_run_and_names_each_rival() {
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
+    let out = timerbench(&["lead", results.to_str().unwrap(), "--row", "sweep-wheel"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for rival in ["best crate (native)", "best baseline", "next exact design"] {
+        assert_eq!(
+            stdout.lines().filter(|line| line.contains(rival)).count(),
+            11,
+            "one {rival} line per built-in workload: {stdout}"
+        );
+    }
+    let out = timerbench(&["lead", results.to_str().unwrap(), "--row", "no-such-row"]);
+    assert_input_error(&out, &["no-such-row", "it ran: ", "sweep-wheel"]);
+}
