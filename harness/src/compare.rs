@@ -14,6 +14,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 
 use crate::output::{METADATA_FILE, SCHEMA_VERSION, THROUGHPUT_FILE};
 
@@ -95,15 +96,49 @@ pub fn agreement(base: &Path, new: &Path) -> Result<Vec<Agreement>> {
 }
 
 fn settings(dir: &Path) -> Result<RunSettings> {
+    read_metadata(dir, "seed, scale and driver")
+}
+
+/// The fields `T` reads of `dir`'s `metadata.json`; `fields` names them for
+/// the error when they are missing.
+pub(crate) fn read_metadata<T: DeserializeOwned>(dir: &Path, fields: &str) -> Result<T> {
     let path = dir.join(METADATA_FILE);
     let text =
         fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| {
-        format!(
-            "{} has no seed, scale and driver: not a timerbench run",
-            path.display()
-        )
-    })
+    serde_json::from_str(&text)
+        .with_context(|| format!("{} has no {fields}: not a timerbench run", path.display()))
+}
+
+/// Calls `keep` with every row of the CSV file `path`, read as `T` (`what`
+/// names the kind of row for errors), after checking each row's schema
+/// version (`version` reads it) against the one this timerbench writes.
+pub(crate) fn read_rows<T: DeserializeOwned>(
+    path: &Path,
+    what: &str,
+    version: fn(&T) -> u32,
+    mut keep: impl FnMut(T),
+) -> Result<()> {
+    let mut reader =
+        csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
+    for (line, row) in reader.deserialize::<T>().enumerate() {
+        let row = row.with_context(|| {
+            format!(
+                "{} line {}: not a schema {SCHEMA_VERSION} {what} row",
+                path.display(),
+                line + 2
+            )
+        })?;
+        if version(&row) != SCHEMA_VERSION {
+            bail!(
+                "{} line {}: schema_version {} where this timerbench reads {SCHEMA_VERSION}",
+                path.display(),
+                line + 2,
+                version(&row)
+            );
+        }
+        keep(row);
+    }
+    Ok(())
 }
 
 /// (algorithm, workload) -> (median, interval low, interval high).
@@ -111,35 +146,23 @@ type Headlines = BTreeMap<(String, String), (f64, f64, f64)>;
 
 /// The `all` rows of `dir`'s `throughput.csv`.
 fn headlines(dir: &Path) -> Result<Headlines> {
-    let path = dir.join(THROUGHPUT_FILE);
-    let mut reader =
-        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut rows = BTreeMap::new();
-    for (line, row) in reader.deserialize::<HeadlineRow>().enumerate() {
-        let row = row.with_context(|| {
-            format!(
-                "{} line {}: not a schema {SCHEMA_VERSION} throughput row",
-                path.display(),
-                line + 2
-            )
-        })?;
-        if row.schema_version != SCHEMA_VERSION {
-            bail!(
-                "{} line {}: schema_version {} where this timerbench reads {SCHEMA_VERSION}",
-                path.display(),
-                line + 2,
-                row.schema_version
-            );
-        }
-        if row.operation != "all" {
-            continue;
-        }
-        if let (Some(median), Some(low), Some(high)) =
-            (row.median_ns, row.ci_low_ns, row.ci_high_ns)
-        {
-            rows.insert((row.algorithm, row.workload), (median, low, high));
-        }
-    }
+    let path = dir.join(THROUGHPUT_FILE);
+    read_rows(
+        &path,
+        "throughput",
+        |row: &HeadlineRow| row.schema_version,
+        |row| {
+            if let ("all", Some(median), Some(low), Some(high)) = (
+                row.operation.as_str(),
+                row.median_ns,
+                row.ci_low_ns,
+                row.ci_high_ns,
+            ) {
+                rows.insert((row.algorithm, row.workload), (median, low, high));
+            }
+        },
+    )?;
     Ok(rows)
 }
 

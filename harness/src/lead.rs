@@ -13,13 +13,13 @@
 //! design the suite calls its best.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use serde::Deserialize;
 
-use crate::output::{METADATA_FILE, REPETITIONS_FILE, SCHEMA_VERSION};
+use crate::compare::{read_metadata, read_rows};
+use crate::output::REPETITIONS_FILE;
 use crate::replay::mix;
 use crate::stats;
 
@@ -168,15 +168,7 @@ fn name_hash(name: &str) -> u64 {
 }
 
 fn run_facts(dir: &Path) -> Result<RunFacts> {
-    let path = dir.join(METADATA_FILE);
-    let text =
-        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| {
-        format!(
-            "{} has no seed and algorithm list: not a timerbench run",
-            path.display()
-        )
-    })
+    read_metadata(dir, "seed, algorithm list and workload list")
 }
 
 /// (algorithm, workload) -> ns per operation of each whole pass, in file order.
@@ -184,39 +176,28 @@ type Times = BTreeMap<(String, String), Vec<f64>>;
 
 /// Every whole-pass repetition of `dir`'s `repetitions.csv`.
 fn whole_pass_times(dir: &Path) -> Result<Times> {
-    let path = dir.join(REPETITIONS_FILE);
-    let mut reader =
-        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut times = Times::new();
-    for (line, row) in reader.deserialize::<RepetitionRow>().enumerate() {
-        let row = row.with_context(|| {
-            format!(
-                "{} line {}: not a schema {SCHEMA_VERSION} repetition row",
-                path.display(),
-                line + 2
-            )
-        })?;
-        if row.schema_version != SCHEMA_VERSION {
-            bail!(
-                "{} line {}: schema_version {} where this timerbench reads {SCHEMA_VERSION}",
-                path.display(),
-                line + 2,
-                row.schema_version
-            );
-        }
-        if row.pass == "whole" && row.operation == "all" && row.count > 0 {
-            times
-                .entry((row.algorithm, row.workload))
-                .or_default()
-                .push(row.total_ns as f64 / row.count as f64);
-        }
-    }
+    read_rows(
+        &dir.join(REPETITIONS_FILE),
+        "repetition",
+        |row: &RepetitionRow| row.schema_version,
+        |row| {
+            if row.pass == "whole" && row.operation == "all" && row.count > 0 {
+                times
+                    .entry((row.algorithm, row.workload))
+                    .or_default()
+                    .push(row.total_ns as f64 / row.count as f64);
+            }
+        },
+    )?;
     Ok(times)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::{METADATA_FILE, SCHEMA_VERSION};
+    use std::fs;
 
     /// A results directory with three rows on one workload: `ours` at 10 ns,
     /// a native crate at 20, a baseline at 40, and a slower exact design at 15.
