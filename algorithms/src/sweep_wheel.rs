@@ -352,6 +352,20 @@ struct Timer<P> {
     payload: P,
 }
 
+/// What a sweep of a slot's handles found, for the counters and the output's
+/// order.
+#[derive(Clone, Copy, Debug)]
+struct Swept {
+    /// Handles whose timer was pending.
+    current: u64,
+    /// Handles left by a cancel or a move, dropped.
+    stale: u64,
+    /// Pending timers filed again rather than fired.
+    refiled: u64,
+    /// Whether what was fired came out in deadline order.
+    sorted: bool,
+}
+
 /// The next slot to take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Expiration {
@@ -506,75 +520,70 @@ impl<P> SweepWheel<P> {
         // ticks and start at most at 2^62, so this does not overflow.
         let end = start + !slot_floor_mask(level);
         let first = out.len();
-        let mut sorted = true;
         // Taken out so that filing can borrow the wheel; nothing is filed into
         // this slot meanwhile (every deadline in it is at or after its start,
         // and a deadline after the clock goes to a slot ahead of it), and the
         // vector goes back with its capacity.
         let mut handles = std::mem::take(&mut self.slots[id]);
-        let (mut current, mut stale) = (0u64, 0u64);
-        if level == 0 {
+        let swept = if level == 0 {
             // A one-tick slot: every current timer is due at its start, unless
-            // its deadline was pushed back.
-            for &handle in &handles {
-                let Some(timer) = self.timers.get(handle) else {
-                    stale += 1;
-                    continue;
-                };
-                current += 1;
-                let when = timer.deadline;
-                if when == start {
-                    let timer = self.timers.remove_at(handle.index());
-                    out.push(Expired {
-                        payload: timer.payload,
-                        deadline: timer.deadline,
-                    });
-                } else {
-                    self.place(handle, when);
-                    self.counters.cascades += 1;
-                }
-            }
-            handles.clear();
-            self.slots[id] = handles;
-            self.counters.entries_examined_not_due += stale;
-            self.counters.empty_slot_visits += u64::from(current == 0);
-            return;
+            // its deadline was pushed back, and comes out in order.
+            self.sweep::<true>(&handles, now, end, out)
+        } else {
+            self.sweep::<false>(&handles, now, end, out)
+        };
+        handles.clear();
+        self.slots[id] = handles;
+        self.counters.cascades += swept.refiled;
+        self.counters.entries_examined_not_due += swept.stale;
+        self.counters.empty_slot_visits += u64::from(swept.current == 0);
+        if !swept.sorted {
+            // Unstable: ties may come in any order, and it allocates nothing.
+            out[first..].sort_unstable_by_key(|expired| expired.deadline);
         }
-        for &handle in &handles {
+    }
+
+    /// Sweeps `handles`: drops the stale ones, fires every timer due by
+    /// `due_by` that lies no later than `end` (appending it to `out`), and
+    /// files the others again. `IN_ORDER` says that what fires comes out in
+    /// deadline order by construction (a one-tick slot), so the order is not
+    /// tracked.
+    #[inline(always)]
+    fn sweep<const IN_ORDER: bool>(
+        &mut self,
+        handles: &[Handle],
+        due_by: Tick,
+        end: Tick,
+        out: &mut Vec<Expired<P>>,
+    ) -> Swept {
+        let mut swept = Swept {
+            current: 0,
+            stale: 0,
+            refiled: 0,
+            sorted: true,
+        };
+        for &handle in handles {
             let Some(timer) = self.timers.get(handle) else {
-                stale += 1;
+                swept.stale += 1;
                 continue;
             };
-            current += 1;
+            swept.current += 1;
             let when = timer.deadline;
-            // A timer due at the start is due by `now`, which is at least the
-            // start: every one filed again is due after the start.
-            debug_assert!(
-                when >= start,
-                "a timer due at {when} was in a slot at {start}"
-            );
-            if when <= now && when <= end {
+            if when <= due_by && when <= end {
                 let timer = self.timers.remove_at(handle.index());
-                sorted &= out.last().is_none_or(|last| last.deadline <= when);
+                if !IN_ORDER {
+                    swept.sorted &= out.last().is_none_or(|last| last.deadline <= when);
+                }
                 out.push(Expired {
                     payload: timer.payload,
                     deadline: timer.deadline,
                 });
             } else {
                 self.place(handle, when);
-                self.counters.cascades += 1;
+                swept.refiled += 1;
             }
         }
-        handles.clear();
-        self.slots[id] = handles;
-        self.counters.entries_examined_not_due += stale;
-        if current == 0 {
-            self.counters.empty_slot_visits += 1;
-        }
-        if !sorted {
-            // Unstable: ties may come in any order, and it allocates nothing.
-            out[first..].sort_unstable_by_key(|expired| expired.deadline);
-        }
+        swept
     }
 
     /// Fires the overdue list's pending timers, sorted by deadline, and files
@@ -582,27 +591,16 @@ impl<P> SweepWheel<P> {
     fn drain_overdue(&mut self, out: &mut Vec<Expired<P>>) {
         let first = out.len();
         let mut handles = std::mem::take(&mut self.overdue);
-        for &handle in &handles {
-            let Some(timer) = self.timers.get(handle) else {
-                self.counters.entries_examined_not_due += 1;
-                continue;
-            };
-            if timer.deadline <= self.elapsed {
-                let timer = self.timers.remove_at(handle.index());
-                out.push(Expired {
-                    payload: timer.payload,
-                    deadline: timer.deadline,
-                });
-            } else {
-                let when = timer.deadline;
-                self.place(handle, when);
-            }
-        }
+        let elapsed = self.elapsed;
+        let swept = self.sweep::<false>(&handles, elapsed, elapsed, out);
         handles.clear();
         self.overdue = handles;
         self.overdue_min = Tick::MAX;
-        // Unstable: ties may come in any order, and it allocates nothing.
-        out[first..].sort_unstable_by_key(|expired| expired.deadline);
+        self.counters.entries_examined_not_due += swept.stale;
+        if !swept.sorted {
+            // Unstable: ties may come in any order, and it allocates nothing.
+            out[first..].sort_unstable_by_key(|expired| expired.deadline);
+        }
     }
 }
 
