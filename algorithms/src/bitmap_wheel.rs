@@ -151,7 +151,7 @@ pub const LEVELS: usize = (MAX_DEADLINE.ilog2() / LEVEL_BITS) as usize + 1;
 const _: () = assert!(LEVELS == 11, "2^62 needs digits 0..=10");
 
 /// Masks a deadline's digit on a level.
-pub(crate) const SLOT_MASK: u64 = SLOTS as u64 - 1;
+const SLOT_MASK: u64 = SLOTS as u64 - 1;
 
 /// The `slot` of an entry on the overdue list rather than in a slot.
 const OVERDUE: u32 = u32::MAX;
@@ -211,7 +211,7 @@ pub struct BitmapWheel<P> {
 /// the wheel never relies on the clamp, since it puts such timers on the
 /// overdue list.
 #[inline]
-pub(crate) fn level_for(elapsed: Tick, when: Tick) -> usize {
+fn level_for(elapsed: Tick, when: Tick) -> usize {
     let when = when.max(elapsed);
     // The `| SLOT_MASK` makes the logarithm defined when the two are equal and
     // maps every difference within digit 0 to level 0.
@@ -221,7 +221,7 @@ pub(crate) fn level_for(elapsed: Tick, when: Tick) -> usize {
 
 /// The slot of a timer due at `when` on `level`: its digit there.
 #[inline]
-pub(crate) fn slot_for(when: Tick, level: usize) -> usize {
+fn slot_for(when: Tick, level: usize) -> usize {
     // The digit is below SLOTS.
     ((when >> (LEVEL_BITS * level as u32)) & SLOT_MASK) as usize
 }
@@ -230,7 +230,7 @@ pub(crate) fn slot_for(when: Tick, level: usize) -> usize {
 /// occupancy bitmap `occupied`; `None` if the level is empty. One rotation brings
 /// slot `from` to bit 0, and the trailing zeros count the empty slots after it.
 #[inline]
-pub(crate) fn next_occupied(occupied: u64, from: usize) -> Option<usize> {
+fn next_occupied(occupied: u64, from: usize) -> Option<usize> {
     if occupied == 0 {
         return None;
     }
@@ -241,7 +241,7 @@ pub(crate) fn next_occupied(occupied: u64, from: usize) -> Option<usize> {
 /// The first tick of slot `slot` of `level` in the revolution that holds `time`.
 /// Level 10's revolution is 2^66 ticks, beyond `u64`: it starts at 0.
 #[inline]
-pub(crate) fn slot_start(time: Tick, level: usize, slot: usize) -> Tick {
+fn slot_start(time: Tick, level: usize, slot: usize) -> Tick {
     let level_bits = LEVEL_BITS * (level as u32 + 1);
     let revolution_start = time
         .checked_shr(level_bits)
