@@ -14,7 +14,7 @@ FILTER ?=
 # Extra criterion flags for `make bench`, e.g. BENCH_ARGS=--noplot or BENCH_ARGS=--test.
 BENCH_ARGS ?=
 
-.PHONY: results report crosscheck bench test lint soak clean
+.PHONY: results report crosscheck counts bench test lint soak clean
 
 ## results: every algorithm on every built-in workload, into $(OUT)/ (release build).
 results:
@@ -23,6 +23,12 @@ results:
 ## crosscheck: the headline against a plain loop: the harness's whole pass and a plain event loop over the same tape, interleaved, per algorithm and workload (prints; writes nothing).
 crosscheck:
 	$(CARGO) run --release -p harness --bin timerbench -- crosscheck --scale $(SCALE) $(ARGS)
+
+## counts: instructions and simulated cache misses per operation under Valgrind's callgrind, into $(OUT)/counts.csv (installs Debian's valgrind where it is missing and apt-get can; about 15 minutes at the default scale, 1 at SCALE=small).
+counts:
+	@command -v valgrind >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1 || \
+		{ apt-get update -qq && apt-get install -y -qq valgrind; } || true
+	$(CARGO) run --release -p harness --bin timerbench -- counts --scale $(SCALE) --out $(OUT) $(ARGS)
 
 ## report: SVG charts, index.html and REPORT.md from the files in $(OUT)/, into $(OUT)/report/ (runs no benchmark).
 report:

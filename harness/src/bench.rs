@@ -425,38 +425,13 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
 
     fn check(&mut self, bench: &mut Workbench<'_>) -> Result<Option<String>, Mismatch> {
         let started = Instant::now();
-        // An inexact algorithm holds its late timers longer, so its pending
-        // population (and largest fired batch) is its own reference run's.
-        if bench.prepared.max_tick > Q::TICK_LIMIT {
-            let reason = format!(
-                "the workload reaches tick {}, beyond the last tick {} takes ({})",
-                bench.prepared.max_tick,
-                Q::NAME,
-                Q::TICK_LIMIT
-            );
-            self.skipped = Some(reason.clone());
-            return Ok(Some(reason));
-        }
-        if bench.prepared.max_delay > Q::DELAY_LIMIT {
-            let reason = format!(
-                "the workload has a delay of {} ticks, beyond the longest {} takes ({})",
-                bench.prepared.max_delay,
-                Q::NAME,
-                Q::DELAY_LIMIT
-            );
-            self.skipped = Some(reason.clone());
-            return Ok(Some(reason));
-        }
-        let (want, max_pending) = bench.prepared.reference_for::<Q>(bench.driver);
-        if max_pending > Q::PENDING_LIMIT {
-            let reason = format!(
-                "the workload keeps up to {max_pending} timers pending, beyond {}'s declared limit of {}",
-                Q::NAME,
-                Q::PENDING_LIMIT
-            );
-            self.skipped = Some(reason.clone());
-            return Ok(Some(reason));
-        }
+        let (want, max_pending) = match admit::<Q>(bench.prepared, bench.driver) {
+            Ok(admitted) => admitted,
+            Err(reason) => {
+                self.skipped = Some(reason.clone());
+                return Ok(Some(reason));
+            }
+        };
         self.max_pending = max_pending;
         self.measured_ops = bench.prepared.tape.ops.len() - bench.prepared.tape.prefill;
         // The buffers, with the output presized for the largest batch this
@@ -565,6 +540,42 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
             outcome,
         }
     }
+}
+
+/// Whether `Q` can run `prepared` under `driver`: the reference checksum it
+/// must match and the largest pending population it will hold, or why it is
+/// skipped (a tick, delay or pending population beyond what it declares).
+pub fn admit<Q: Algorithm>(
+    prepared: &Prepared,
+    driver: Driver,
+) -> Result<(Checksum, usize), String> {
+    if prepared.max_tick > Q::TICK_LIMIT {
+        return Err(format!(
+            "the workload reaches tick {}, beyond the last tick {} takes ({})",
+            prepared.max_tick,
+            Q::NAME,
+            Q::TICK_LIMIT
+        ));
+    }
+    if prepared.max_delay > Q::DELAY_LIMIT {
+        return Err(format!(
+            "the workload has a delay of {} ticks, beyond the longest {} takes ({})",
+            prepared.max_delay,
+            Q::NAME,
+            Q::DELAY_LIMIT
+        ));
+    }
+    // An inexact algorithm holds its late timers longer, so its pending
+    // population (and largest fired batch) is its own reference run's.
+    let (want, max_pending) = prepared.reference_for::<Q>(driver);
+    if max_pending > Q::PENDING_LIMIT {
+        return Err(format!(
+            "the workload keeps up to {max_pending} timers pending, beyond {}'s declared limit of {}",
+            Q::NAME,
+            Q::PENDING_LIMIT
+        ));
+    }
+    Ok((want, max_pending))
 }
 
 /// Milliseconds since `start`, saturating.

@@ -19,6 +19,7 @@ pub mod alloc;
 pub mod bench;
 pub mod clock;
 pub mod compare;
+pub mod counts;
 pub mod lead;
 pub mod memory;
 pub mod metadata;

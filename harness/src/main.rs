@@ -22,7 +22,7 @@ use harness::output::{self, Floor, Headline, Key, Rows, TapeFacts};
 use harness::replay::Driver;
 use harness::replay::mix;
 use harness::select::{Selection, WorkloadSource};
-use harness::{DEFAULT_SEED, alloc, clock, metadata, plain};
+use harness::{DEFAULT_SEED, alloc, clock, counts, metadata, plain};
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
@@ -71,7 +71,84 @@ enum Command {
         #[arg(long)]
         row: String,
     },
+    /// Count instructions and simulated cache misses per operation under
+    /// Valgrind's callgrind, and write counts.csv and counts.json. Exact and
+    /// repeatable: the same binary and seed give the same counts on any run.
+    Counts(CountsArgs),
+    /// One cell of `timerbench counts`, run by it under callgrind.
+    #[command(hide = true)]
+    CountCell(CountCellArgs),
 }
+
+#[derive(clap::Args)]
+struct CountsArgs {
+    /// Algorithms to count, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',')]
+    algorithms: Vec<String>,
+    /// Built-in workloads to count, comma-separated; `scaling` selects the
+    /// whole scaling sweep (default: all built-ins, unless --spec or --trace is given).
+    #[arg(long, value_delimiter = ',')]
+    workloads: Vec<String>,
+    /// A workload spec file (TOML) to count; may be repeated.
+    #[arg(long = "spec", value_name = "FILE")]
+    specs: Vec<PathBuf>,
+    /// A recorded trace (CSV, see workloads/README.md) to count; may be repeated.
+    #[arg(long = "trace", value_name = "FILE")]
+    traces: Vec<PathBuf>,
+    /// Seed of every random stream.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+    /// Size of the built-in workloads.
+    #[arg(long, value_enum, default_value_t = ScaleArg::Default)]
+    scale: ScaleArg,
+    /// Directory for counts.csv and counts.json.
+    #[arg(long, default_value = "results")]
+    out: PathBuf,
+    /// Measured operations counted per cell, from the start of its measured
+    /// phase, or `all` [default: all].
+    #[arg(long, value_parser = parse_ops)]
+    ops: Option<Ops>,
+    /// Cells counted at once [default: the number of cores].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_JOBS))]
+    jobs: Option<u32>,
+}
+
+#[derive(clap::Args)]
+struct CountCellArgs {
+    #[arg(long)]
+    algorithm: String,
+    #[arg(long)]
+    tape: PathBuf,
+    #[arg(long)]
+    max_pending: usize,
+    #[arg(long)]
+    ops: Option<usize>,
+}
+
+/// How many measured operations a counted cell replays.
+#[derive(Clone, Copy, Debug)]
+enum Ops {
+    /// The whole measured phase.
+    All,
+    /// The first this many.
+    First(usize),
+}
+
+/// Parses `--ops`: `all`, or a positive number.
+fn parse_ops(text: &str) -> Result<Ops, String> {
+    if text == "all" {
+        return Ok(Ops::All);
+    }
+    match text.parse::<usize>() {
+        Ok(count) if count > 0 => Ok(Ops::First(count)),
+        _ => Err(format!(
+            "{text:?} is neither `all` nor a positive number of operations"
+        )),
+    }
+}
+
+/// The most cells `timerbench counts` runs at once.
+const MAX_JOBS: i64 = 64;
 
 #[derive(clap::Args)]
 struct CrosscheckArgs {
@@ -184,6 +261,8 @@ fn main() -> ExitCode {
         Command::Crosscheck(args) => crosscheck(args),
         Command::Agreement { base, new } => agreement(&base, &new),
         Command::Lead { results, row } => lead(&results, &row),
+        Command::Counts(args) => counts(args),
+        Command::CountCell(args) => count_cell(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -511,6 +590,178 @@ fn crosscheck(args: CrosscheckArgs) -> Result<(), Failure> {
     }
     if let Some((cell, ratio)) = worst {
         println!("largest departure from 1: {ratio:.3} ({cell})");
+    }
+    Ok(())
+}
+
+/// `timerbench counts`: plans every cell natively, counts each under callgrind
+/// (`--jobs` at once), and writes counts.csv and counts.json only when every
+/// cell has been counted.
+fn counts(args: CountsArgs) -> Result<(), Failure> {
+    let scale: workloads::Scale = args.scale.into();
+    let selection = Selection::resolve(
+        &args.algorithms,
+        &args.workloads,
+        &args.specs,
+        &args.traces,
+        scale,
+    )
+    .map_err(Failure::Input)?;
+    let (valgrind, version) = counts::locate_valgrind().map_err(Failure::Input)?;
+    output::prepare_dir(&args.out).map_err(Failure::Input)?;
+    let exe = std::env::current_exe()
+        .map_err(|error| Failure::Run(anyhow::anyhow!("cannot find this executable: {error}")))?;
+    let limit = match args.ops {
+        Some(Ops::First(count)) => Some(count),
+        Some(Ops::All) | None => None,
+    };
+    let started = Instant::now();
+    let scratch = std::path::absolute(&args.out)
+        .map_err(|error| Failure::Input(anyhow::anyhow!("{}: {error}", args.out.display())))?
+        .join(format!(".counts-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).map_err(|error| {
+        Failure::Input(anyhow::anyhow!(
+            "cannot create {}: {error}",
+            scratch.display()
+        ))
+    })?;
+    let result = count_cells(&args, &selection, &scratch, &valgrind, &exe, limit);
+    std::fs::remove_dir_all(&scratch).ok();
+    let rows = result?;
+    let metadata =
+        metadata::CountsMetadata::collect(version, &scale.to_string(), args.seed, limit, started);
+    let written = output::write_counts(&args.out, &rows, &metadata).map_err(Failure::Run)?;
+    print_counts(&rows);
+    println!();
+    for path in written {
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// The work of `timerbench counts` between its checks and its output: plans
+/// every cell natively (writing each workload's tape into `scratch`), counts
+/// each under callgrind (`--jobs` at once), and returns every row, or the
+/// first failure.
+fn count_cells(
+    args: &CountsArgs,
+    selection: &Selection,
+    scratch: &std::path::Path,
+    valgrind: &std::path::Path,
+    exe: &std::path::Path,
+    limit: Option<usize>,
+) -> Result<Vec<counts::CountRow>, Failure> {
+    let mut jobs = Vec::new();
+    let mut scales = Vec::new();
+    for (index, source) in selection.workloads.iter().enumerate() {
+        let (tape, scale_name) = match source {
+            WorkloadSource::Spec { spec, scale_name } => {
+                (spec.generate(args.seed), scale_name.clone())
+            }
+            WorkloadSource::Trace { tape } => (tape.clone(), "trace".to_owned()),
+        };
+        let prepared = Prepared::new(tape, Driver::Event);
+        let tape_file = format!("{index}.tape");
+        counts::write_tape(&scratch.join(&tape_file), &prepared.tape).map_err(Failure::Run)?;
+        let (range, _) = counts::counted_range(&prepared.tape, limit);
+        let mut plan = counts::PlanCells {
+            prepared: &prepared,
+            selected: &selection.algorithms,
+            cells: Vec::new(),
+        };
+        registry::for_each_row(&mut plan);
+        for (algorithm, admitted) in plan.cells {
+            match admitted {
+                Ok(max_pending) => {
+                    jobs.push(counts::Job {
+                        algorithm: algorithm.to_owned(),
+                        workload: prepared.tape.name.clone(),
+                        tape_file: tape_file.clone(),
+                        max_pending,
+                        counted_ops: range.len() as u64,
+                    });
+                    scales.push(scale_name.clone());
+                }
+                Err(reason) => println!("skipped {algorithm} on {}: {reason}", prepared.tape.name),
+            }
+        }
+    }
+    let settings = counts::JobSettings {
+        valgrind,
+        exe,
+        limit,
+        scratch,
+    };
+    let workers = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        |jobs| jobs as usize,
+    );
+    let progress = ProgressBar::new(jobs.len() as u64);
+    progress.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} (eta {eta}) {msg}")
+            .expect("constant template")
+            .progress_chars("=> "),
+    );
+    let results = counts::run_jobs(&jobs, &settings, workers, |job| {
+        progress.set_message(format!("{} on {}", job.algorithm, job.workload));
+        progress.inc(1);
+    });
+    progress.finish_and_clear();
+    let mut rows = Vec::new();
+    for ((job, result), scale) in jobs.iter().zip(results).zip(&scales) {
+        let parsed = result.map_err(|error| {
+            Failure::Run(error.context(format!("no counts were written to {}", args.out.display())))
+        })?;
+        let cell = (
+            job.algorithm.as_str(),
+            job.workload.as_str(),
+            scale.as_str(),
+        );
+        rows.extend(counts::cell_rows(cell, job.counted_ops, &parsed));
+    }
+    Ok(rows)
+}
+
+/// Per (algorithm, workload), what `counts.csv` says of the whole counted region.
+fn print_counts(rows: &[counts::CountRow]) {
+    println!(
+        "Per measured operation, under callgrind (the whole counted region: queue calls, next_expiry, replay loop)"
+    );
+    println!(
+        "{:<14} {:<26} {:>12} {:>10} {:>10} {:>12}",
+        "workload", "algorithm", "instructions", "L1 misses", "LL misses", "est. cycles"
+    );
+    for row in rows.iter().filter(|row| row.operation == "all") {
+        println!(
+            "{:<14} {:<26} {:>12.1} {:>10.2} {:>10.3} {:>12.1}",
+            row.workload,
+            row.algorithm,
+            row.instructions,
+            row.l1_misses,
+            row.ll_misses,
+            row.estimated_cycles
+        );
+    }
+}
+
+/// `timerbench count-cell`: one cell of `timerbench counts`, run by it under
+/// callgrind. Generates the workload, prefills, and replays the counted range
+/// through `counts::measured_phase`, the only region callgrind collects.
+fn count_cell(args: CountCellArgs) -> Result<(), Failure> {
+    let tape = counts::read_tape(&args.tape).map_err(Failure::Input)?;
+    let mut cell = counts::CountCell {
+        tape: &tape,
+        algorithm: &args.algorithm,
+        max_pending: args.max_pending,
+        limit: args.ops,
+        found: false,
+    };
+    registry::for_each_row(&mut cell);
+    if !cell.found {
+        return Err(Failure::Input(anyhow::anyhow!(
+            "no algorithm is named {:?}",
+            args.algorithm
+        )));
     }
     Ok(())
 }

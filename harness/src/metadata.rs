@@ -90,10 +90,8 @@ pub struct Metadata {
     replay_overhead: Vec<ReplayOverhead>,
     algorithms: Vec<AlgorithmEntry>,
     workloads: Vec<String>,
-    git_commit: String,
-    git_dirty: bool,
-    rustc: &'static str,
-    build_profile: &'static str,
+    #[serde(flatten)]
+    build: Build,
     cpu_model: String,
     cores: usize,
     clock_source: String,
@@ -142,15 +140,7 @@ impl Metadata {
                 .iter()
                 .map(|w| w.name().to_owned())
                 .collect(),
-            git_commit: git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".to_owned()),
-            git_dirty: git(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty()),
-            rustc: env!("TIMERBENCH_RUSTC"),
-            build_profile: if cfg!(debug_assertions) {
-                "debug"
-            } else {
-                "release"
-            },
+            build: Build::current(),
             cpu_model: cpu_model(),
             cores: std::thread::available_parallelism().map_or(0, usize::from),
             clock_source: clock::clock_source(),
@@ -162,6 +152,84 @@ impl Metadata {
                 .zip(clock::steal_seconds())
                 .map(|(start, end)| end - start),
             crate_versions: crate_versions(include_str!("../../Cargo.lock")),
+        }
+    }
+}
+
+/// What was built and from which source: the commit (and whether tracked
+/// files differed from it), the compiler and the profile.
+#[derive(Debug, Serialize)]
+struct Build {
+    git_commit: String,
+    git_dirty: bool,
+    rustc: &'static str,
+    build_profile: &'static str,
+}
+
+impl Build {
+    fn current() -> Self {
+        Self {
+            git_commit: git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".to_owned()),
+            git_dirty: git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty()),
+            rustc: env!("TIMERBENCH_RUSTC"),
+            build_profile: if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            },
+        }
+    }
+}
+
+/// The contents of `counts.json`: how `counts.csv` was made. Everything that
+/// can differ between two runs of the same counts (the date, the time taken,
+/// the machine) is here, not in the CSV.
+#[derive(Debug, Serialize)]
+pub struct CountsMetadata {
+    schema_version: u32,
+    generator_version: u32,
+    timerbench_version: &'static str,
+    scale: String,
+    seed: u64,
+    /// Measured operations counted per cell; `None` (null): all of them.
+    counted_ops_per_cell: Option<usize>,
+    valgrind: String,
+    callgrind_options: Vec<String>,
+    estimated_cycles: &'static str,
+    #[serde(flatten)]
+    build: Build,
+    cpu_model: String,
+    date_utc: String,
+    wall_seconds: f64,
+}
+
+impl CountsMetadata {
+    /// Gathers the metadata of a `timerbench counts` that started at `started`.
+    pub fn collect(
+        valgrind: String,
+        scale: &str,
+        seed: u64,
+        counted_ops_per_cell: Option<usize>,
+        started: Instant,
+    ) -> Self {
+        let mut callgrind_options =
+            crate::counts::callgrind_options(std::path::Path::new("<cell>.callgrind"));
+        callgrind_options.retain(|option| !option.starts_with("--callgrind-out-file"));
+        Self {
+            schema_version: SCHEMA_VERSION,
+            generator_version: workloads::GENERATOR_VERSION,
+            timerbench_version: env!("CARGO_PKG_VERSION"),
+            scale: scale.to_owned(),
+            seed,
+            counted_ops_per_cell,
+            valgrind,
+            callgrind_options,
+            estimated_cycles: "instructions + 10 x L1 misses + 100 x last-level misses",
+            build: Build::current(),
+            cpu_model: cpu_model(),
+            date_utc: utc_timestamp(SystemTime::now()),
+            wall_seconds: started.elapsed().as_secs_f64(),
         }
     }
 }

@@ -39,6 +39,10 @@ pub const LATENCY_FILE: &str = "latency.csv";
 pub const CONTRACT_COST_FILE: &str = "contract_cost.csv";
 /// Run metadata (JSON).
 pub const METADATA_FILE: &str = "metadata.json";
+/// `timerbench counts`: instructions and simulated cache misses per operation.
+pub const COUNTS_FILE: &str = "counts.csv";
+/// `timerbench counts`' metadata (JSON): the tool, the cache geometry, the settings.
+pub const COUNTS_METADATA_FILE: &str = "counts.json";
 
 /// The identifying columns shared by every row.
 #[derive(Clone, Debug, Serialize)]
@@ -650,23 +654,45 @@ pub fn prepare_dir(dir: &Path) -> Result<()> {
 /// Writes the rows and `metadata` into `dir`: every file under a temporary
 /// name first, then all renamed into place.
 pub fn write_all(dir: &Path, rows: &Rows, metadata: &impl Serialize) -> Result<Vec<PathBuf>> {
-    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
-    let result = (|| -> Result<()> {
+    write_staged(dir, |staged| {
         staged.push(stage_csv(dir, RUNS_FILE, &rows.runs)?);
         staged.push(stage_csv(dir, THROUGHPUT_FILE, &rows.throughput)?);
         staged.push(stage_csv(dir, REPETITIONS_FILE, &rows.repetitions)?);
         staged.push(stage_csv(dir, LATENCY_FILE, &rows.latency)?);
         // Written even when empty, so that no earlier run's rows stay behind.
         staged.push(stage_csv(dir, CONTRACT_COST_FILE, &rows.contract_cost)?);
-        let json = serde_json::to_string_pretty(metadata)? + "\n";
-        staged.push(stage_bytes(dir, METADATA_FILE, json.as_bytes())?);
+        staged.push(stage_json(dir, METADATA_FILE, metadata)?);
         Ok(())
-    })();
-    if let Err(error) = result {
+    })
+}
+
+/// Writes `timerbench counts`' rows and their metadata into `dir`, as
+/// [`write_all`] writes a run's: both staged, then both renamed into place.
+pub fn write_counts<T: Serialize>(
+    dir: &Path,
+    rows: &[T],
+    metadata: &impl Serialize,
+) -> Result<Vec<PathBuf>> {
+    write_staged(dir, |staged| {
+        staged.push(stage_csv(dir, COUNTS_FILE, rows)?);
+        staged.push(stage_json(dir, COUNTS_METADATA_FILE, metadata)?);
+        Ok(())
+    })
+}
+
+/// Runs `stage`, which writes files under temporary names and records each
+/// (temporary, target) pair; if it fails, removes what it staged, otherwise
+/// renames every file into place.
+fn write_staged(
+    dir: &Path,
+    stage: impl FnOnce(&mut Vec<(PathBuf, PathBuf)>) -> Result<()>,
+) -> Result<Vec<PathBuf>> {
+    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
+    if let Err(error) = stage(&mut staged) {
         for (temp, _) in &staged {
             fs::remove_file(temp).ok();
         }
-        return Err(error);
+        return Err(error.context(format!("nothing was written to {}", dir.display())));
     }
     let mut written = Vec::new();
     for (temp, target) in staged {
@@ -675,6 +701,11 @@ pub fn write_all(dir: &Path, rows: &Rows, metadata: &impl Serialize) -> Result<V
         written.push(target);
     }
     Ok(written)
+}
+
+fn stage_json(dir: &Path, name: &str, value: &impl Serialize) -> Result<(PathBuf, PathBuf)> {
+    let json = serde_json::to_string_pretty(value)? + "\n";
+    stage_bytes(dir, name, json.as_bytes())
 }
 
 fn temp_path(dir: &Path, name: &str) -> (PathBuf, PathBuf) {

@@ -128,13 +128,9 @@ impl RowVisitor for CrossCheck<'_> {
         if !self.selected.iter().any(|name| name == Q::NAME) {
             return;
         }
-        let (_, max_pending) = self.prepared.reference_for::<Q>(Driver::Event);
-        if max_pending > Q::PENDING_LIMIT
-            || self.prepared.max_tick > Q::TICK_LIMIT
-            || self.prepared.max_delay > Q::DELAY_LIMIT
-        {
+        let Ok((_, max_pending)) = crate::bench::admit::<Q>(self.prepared, Driver::Event) else {
             return;
-        }
+        };
         let tape = &self.prepared.tape;
         let ops = (tape.ops.len() - tape.prefill).max(1) as f64;
         let mut buffers = Buffers::with_capacity(tape.timers as usize, max_pending);

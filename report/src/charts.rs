@@ -26,7 +26,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::model::{Algorithm, Marker, Model, Rgb};
 use crate::summary::{self, Cell, SUMMARY_OPERATION, format_count, format_ns, percent_of_best};
-use crate::tables::{MISSING, SKIPPED, TIE_MARK, heat_colour};
+use crate::tables::{CountMetric, MISSING, SKIPPED, TIE_MARK, heat_colour};
 
 /// Width of every chart, pixels (plot and legend).
 pub const WIDTH: u32 = 1200;
@@ -833,6 +833,30 @@ pub fn scaling_chart(model: &Model, operation: &str) -> Result<Option<Chart>> {
     })
 }
 
+/// The counts chart of one metric: `counts.csv`'s figure per measured
+/// operation against N over the scaling workloads (log-log; a zero, which a
+/// log axis cannot show, is left out). `None` without counts of them.
+pub fn counts_chart(model: &Model, metric: CountMetric) -> Result<Option<Chart>> {
+    let spec = XyChart {
+        file: format!("counts-{}.svg", metric.slug()),
+        title: format!(
+            "Counts: {} per operation vs pending timers (callgrind; log-log)",
+            metric.name()
+        ),
+        y_desc: match metric {
+            CountMetric::Instructions => "instructions per operation (log scale)",
+            CountMetric::LlMisses => "simulated last-level misses per operation (log scale)",
+        },
+        series: Vec::new(),
+        extras: Vec::new(),
+        references: metric == CountMetric::Instructions,
+    };
+    sweep_chart(model, spec, |a, w| {
+        let value = metric.of(model.count(a, w, "all")?);
+        (value > 0.0).then(|| (value, PointExtra::default()))
+    })
+}
+
 /// The memory chart: peak heap bytes per pending timer against N over the
 /// scaling workloads. `None` without scaling workloads.
 pub fn memory_chart(model: &Model) -> Result<Option<Chart>> {
@@ -1117,6 +1141,9 @@ pub fn all_charts(model: &Model) -> Result<Vec<Chart>> {
         charts.extend(scaling_chart(model, op)?);
     }
     charts.extend(memory_chart(model)?);
+    for metric in CountMetric::ALL {
+        charts.extend(counts_chart(model, metric)?);
+    }
     for counter in COUNTERS {
         charts.push(counter_chart(model, counter)?);
     }
@@ -1154,6 +1181,7 @@ mod tests {
             repetitions: Vec::new(),
             latency: Vec::new(),
             contract_cost: Vec::new(),
+            counts: Vec::new(),
         });
         let find = |name: &str| model.algorithms.iter().find(|a| a.name == name).unwrap();
         let counter = COUNTERS[0];

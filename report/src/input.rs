@@ -34,6 +34,9 @@ pub const METADATA_FILE: &str = "metadata.json";
 /// What the contract costs each native row: optional (a run without native
 /// rows, or one made before they existed, has none).
 pub const CONTRACT_COST_FILE: &str = "contract_cost.csv";
+/// Instructions and simulated cache misses per operation, from `timerbench
+/// counts`: optional (most runs have none).
+pub const COUNTS_FILE: &str = "counts.csv";
 
 /// The name of the column every CSV row starts with.
 const VERSION_COLUMN: &str = "schema_version";
@@ -185,6 +188,37 @@ impl CheckRow for ContractCostRow {
         non_negative("native_ns", self.native_ns)?;
         non_negative("contract_ns", self.contract_ns)?;
         non_negative("ratio", self.ratio)
+    }
+}
+
+/// One row of `counts.csv`: callgrind's counts of one (algorithm, workload,
+/// operation), per call.
+#[derive(Clone, Debug, Deserialize)]
+pub struct CountRow {
+    /// The algorithm's registry name.
+    pub algorithm: String,
+    /// The workload's name.
+    pub workload: String,
+    /// `all` (per measured operation) or a kind (per call of it).
+    pub operation: String,
+    /// What the figures divide by.
+    pub calls: u64,
+    /// Instructions per call.
+    pub instructions: f64,
+    /// Simulated L1 misses per call.
+    pub l1_misses: f64,
+    /// Simulated last-level misses per call.
+    pub ll_misses: f64,
+    /// Estimated cycles per call.
+    pub estimated_cycles: f64,
+}
+
+impl CheckRow for CountRow {
+    fn check(&self) -> Result<(), String> {
+        non_negative("instructions", self.instructions)?;
+        non_negative("l1_misses", self.l1_misses)?;
+        non_negative("ll_misses", self.ll_misses)?;
+        non_negative("estimated_cycles", self.estimated_cycles)
     }
 }
 
@@ -403,6 +437,8 @@ pub struct Results {
     pub latency: Vec<LatencyRow>,
     /// `contract_cost.csv`, empty when the file is absent or empty.
     pub contract_cost: Vec<ContractCostRow>,
+    /// `counts.csv`, empty when the file is absent or empty.
+    pub counts: Vec<CountRow>,
 }
 
 /// Reads and checks every file of the results directory `dir`.
@@ -422,6 +458,7 @@ pub fn read_results(dir: &Path) -> Result<Results, InputError> {
         repetitions: read_csv(&dir.join(REPETITIONS_FILE))?,
         latency: read_csv(&dir.join(LATENCY_FILE))?,
         contract_cost: read_optional_csv(&dir.join(CONTRACT_COST_FILE))?,
+        counts: read_optional_csv(&dir.join(COUNTS_FILE))?,
     };
     check_complete(dir, &results)?;
     Ok(results)

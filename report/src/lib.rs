@@ -114,6 +114,7 @@ pub(crate) fn fixture_model() -> model::Model {
         )
         .expect("fixture latency"),
         contract_cost: Vec::new(),
+        counts: Vec::new(),
     };
     model::Model::new(results)
 }

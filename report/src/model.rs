@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::input::{AlgorithmEntry, LatencyRow, Results, RunRow, ThroughputRow};
+use crate::input::{AlgorithmEntry, CountRow, LatencyRow, Results, RunRow, ThroughputRow};
 
 /// An RGB colour.
 pub type Rgb = (u8, u8, u8);
@@ -283,6 +283,13 @@ impl Model {
         self.runs.get(&(algorithm.to_owned(), workload.to_owned()))
     }
 
+    /// The `counts.csv` row of (algorithm, workload, operation), if counted.
+    pub fn count(&self, algorithm: &str, workload: &str, operation: &str) -> Option<&CountRow> {
+        self.results.counts.iter().find(|row| {
+            row.algorithm == algorithm && row.workload == workload && row.operation == operation
+        })
+    }
+
     /// Whether (algorithm, workload) was skipped by its pending limit.
     pub fn skipped(&self, algorithm: &str, workload: &str) -> bool {
         self.run(algorithm, workload).is_some_and(|r| !r.is_ok())
@@ -404,6 +411,7 @@ mod tests {
             repetitions: Vec::new(),
             latency: Vec::new(),
             contract_cost: Vec::new(),
+            counts: Vec::new(),
         })
     }
 

@@ -444,6 +444,149 @@ pub fn contract_cost_table(model: &Model) -> Option<Table> {
     })
 }
 
+/// A figure of `counts.csv` a counts table shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CountMetric {
+    /// Instructions per call.
+    Instructions,
+    /// Simulated last-level misses per call.
+    LlMisses,
+}
+
+impl CountMetric {
+    /// The metric's value in a row.
+    pub fn of(self, row: &crate::input::CountRow) -> f64 {
+        match self {
+            CountMetric::Instructions => row.instructions,
+            CountMetric::LlMisses => row.ll_misses,
+        }
+    }
+
+    /// The value as a table shows it: instructions to one decimal, misses to
+    /// three (a miss in a thousand operations still shows).
+    pub fn format(self, value: f64) -> String {
+        match self {
+            CountMetric::Instructions => format!("{value:.1}"),
+            CountMetric::LlMisses => format!("{value:.3}"),
+        }
+    }
+
+    /// What the metric is called in headers and titles.
+    pub fn name(self) -> &'static str {
+        match self {
+            CountMetric::Instructions => "instructions",
+            CountMetric::LlMisses => "LL misses",
+        }
+    }
+
+    /// The metric's part of its chart's file name.
+    pub fn slug(self) -> &'static str {
+        match self {
+            CountMetric::Instructions => "instructions",
+            CountMetric::LlMisses => "ll-misses",
+        }
+    }
+
+    /// Both metrics, in the order the report shows them.
+    pub const ALL: [CountMetric; 2] = [CountMetric::Instructions, CountMetric::LlMisses];
+}
+
+/// The workloads `counts.csv` has rows for, in the model's order.
+pub fn counted_workloads(model: &Model) -> Vec<&String> {
+    model
+        .workloads
+        .iter()
+        .filter(|w| model.results.counts.iter().any(|c| &c.workload == *w))
+        .collect()
+}
+
+/// One `counts.csv` figure per measured operation (its `all` rows),
+/// algorithm x workload, the column's smallest highlighted and the cells
+/// heat-coloured by their ratio to it. `None` without counts.
+pub fn counts_table(model: &Model, metric: CountMetric) -> Option<Table> {
+    let workloads = counted_workloads(model);
+    if workloads.is_empty() {
+        return None;
+    }
+    let value = |a: &str, w: &str| model.count(a, w, "all").map(|row| metric.of(row));
+    let best: Vec<Option<f64>> = workloads
+        .iter()
+        .map(|w| {
+            model
+                .algorithms
+                .iter()
+                .filter_map(|a| value(&a.name, w))
+                .min_by(f64::total_cmp)
+        })
+        .collect();
+    let rows = family_rows(model, |i| {
+        let name = &model.algorithms[i].name;
+        workloads
+            .iter()
+            .zip(&best)
+            .map(|(w, best)| match (value(name, w), best) {
+                (Some(v), Some(best)) => TableCell {
+                    text: metric.format(v),
+                    best: v == *best,
+                    percent: (*best > 0.0).then(|| percent_of_best(v, *best)),
+                },
+                _ if model.skipped(name, w) => TableCell::plain(SKIPPED),
+                _ => TableCell::plain(MISSING),
+            })
+            .collect()
+    });
+    Some(Table {
+        numeric: true,
+        headers: std::iter::once("algorithm".to_owned())
+            .chain(workloads.into_iter().cloned())
+            .collect(),
+        rows,
+    })
+}
+
+/// The operation kinds the per-kind counts table shows, in its column order.
+const COUNTED_KINDS: [&str; 3] = ["insert", "cancel", "advance"];
+
+/// At the largest counted scaling workload: per algorithm, instructions and
+/// simulated last-level misses per insert, per cancel and per advance. `None`
+/// without counts of a scaling workload. Returns the workload with the table.
+pub fn counts_by_kind_table(model: &Model) -> Option<(String, Table)> {
+    let (workload, _) = model
+        .scaling_workloads()
+        .into_iter()
+        .rev()
+        .find(|(w, _)| model.results.counts.iter().any(|c| &c.workload == w))?;
+    let rows = family_rows(model, |i| {
+        let name = &model.algorithms[i].name;
+        COUNTED_KINDS
+            .iter()
+            .flat_map(|kind| {
+                let row = model.count(name, &workload, kind);
+                CountMetric::ALL.map(|metric| {
+                    row.map_or_else(
+                        || TableCell::plain(MISSING),
+                        |row| TableCell::plain(metric.format(metric.of(row))),
+                    )
+                })
+            })
+            .collect()
+    });
+    let mut headers = vec!["algorithm".to_owned()];
+    for kind in COUNTED_KINDS {
+        for metric in CountMetric::ALL {
+            headers.push(format!("{kind}: {}", metric.name()));
+        }
+    }
+    Some((
+        workload,
+        Table {
+            numeric: true,
+            headers,
+            rows,
+        },
+    ))
+}
+
 /// Every skipped run with its reason. `None` when nothing was skipped.
 pub fn skipped_table(model: &Model) -> Option<Table> {
     let rows: Vec<Row> = model

@@ -26,6 +26,8 @@ fn good_results_make_a_complete_report() {
         "scaling-all.svg",
         "memory.svg",
         "wasted-cascades.svg",
+        "counts-instructions.svg",
+        "counts-ll-misses.svg",
     ] {
         assert!(
             files.contains(&name.to_owned()),
@@ -60,6 +62,47 @@ fn good_results_make_a_complete_report() {
     assert!(markdown.contains("linux-wheel (inexact)"));
     // The page parses as XML-compatible enough for the metadata to be there.
     assert!(html.contains("clock floor"));
+    // The fixture's counts.csv gives the counts section, its tables among them.
+    for text in [&html, &markdown] {
+        assert!(text.contains("Counts that noise cannot move"));
+        assert!(text.contains("insert: LL misses"));
+    }
+}
+
+#[test]
+fn a_run_without_counts_has_no_counts_section() {
+    let results = copy_fixture("no-counts");
+    fs::remove_file(results.join("counts.csv")).unwrap();
+    let out = report(&results);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = results.join("report");
+    let files = listing(&dir);
+    assert!(
+        !files.iter().any(|f| f.starts_with("counts-")),
+        "a counts chart without counts: {files:?}"
+    );
+    let markdown = fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    assert!(!markdown.contains("Counts that noise cannot move"));
+}
+
+#[test]
+fn a_bad_counts_file_is_named_with_its_line() {
+    let results = copy_fixture("bad-counts");
+    let path = results.join("counts.csv");
+    let text = fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let fields: Vec<&str> = lines[2].split(',').collect();
+    let mut broken: Vec<String> = fields.iter().map(|f| (*f).to_owned()).collect();
+    broken[6] = "-3".to_owned();
+    lines[2] = broken.join(",");
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = report(&results);
+    assert_input_error(&out, &["counts.csv:3", "instructions", "0 or more"]);
+    assert!(!results.join("report").exists(), "no report is written");
 }
 
 #[test]

@@ -1,0 +1,180 @@
+//! `timerbench counts` as a user meets it: the same seed and binary give a
+//! byte-identical `counts.csv`, and bad input or a missing Valgrind is a clear
+//! error (exit code 2) that writes no file.
+//!
+//! The determinism test needs Valgrind. Without it the test prints that it
+//! skipped; with `TIMERBENCH_REQUIRE_VALGRIND=1` (set by CI, which installs
+//! Valgrind) a missing Valgrind fails it instead.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The environment variable that turns a missing Valgrind into a failure.
+const REQUIRE_VARIABLE: &str = "TIMERBENCH_REQUIRE_VALGRIND";
+
+/// A fresh, empty scratch directory for one test, removed by [`Scratch`]'s drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("timerbench-counts-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        Self(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn arg(&self) -> &str {
+        self.0.to_str().expect("a UTF-8 temporary directory")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn timerbench(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_timerbench"));
+    command.args(args);
+    command
+}
+
+fn run(command: &mut Command) -> Output {
+    command.output().expect("timerbench runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn valgrind_present() -> bool {
+    Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success())
+}
+
+/// Asserts exit code 2, a message with every fragment, and no counts files.
+fn assert_refused(out: &Output, dir: &Path, fragments: &[&str]) {
+    let message = stderr(out);
+    assert_eq!(out.status.code(), Some(2), "exit code; stderr: {message}");
+    for fragment in fragments {
+        assert!(
+            message.contains(fragment),
+            "stderr lacks {fragment:?}: {message}"
+        );
+    }
+    for file in ["counts.csv", "counts.json"] {
+        assert!(!dir.join(file).exists(), "{file} was written");
+    }
+}
+
+#[test]
+fn the_same_seed_gives_byte_identical_counts() {
+    if !valgrind_present() {
+        assert!(
+            std::env::var_os(REQUIRE_VARIABLE).is_none(),
+            "valgrind is not installed and {REQUIRE_VARIABLE} is set"
+        );
+        eprintln!("skipped: valgrind is not installed (apt-get install valgrind)");
+        return;
+    }
+    let (first, second) = (Scratch::new("first"), Scratch::new("second"));
+    let args = |out: &Scratch, jobs: &'static str| {
+        let mut command = timerbench(&[
+            "counts",
+            "--scale",
+            "small",
+            "--algorithms",
+            "sweep-wheel,binary-heap",
+            "--workloads",
+            "timeouts",
+            "--jobs",
+            jobs,
+            "--out",
+        ]);
+        command.arg(out.arg());
+        command
+    };
+    // One cell at a time, then two at once: the counts must not depend on it.
+    for (out, jobs) in [(&first, "1"), (&second, "2")] {
+        let result = run(&mut args(out, jobs));
+        assert!(result.status.success(), "{}", stderr(&result));
+    }
+    let read = |dir: &Scratch| std::fs::read(dir.path().join("counts.csv")).expect("counts.csv");
+    let (a, b) = (read(&first), read(&second));
+    assert_eq!(a, b, "two runs of the same counts differ");
+
+    let text = String::from_utf8(a).expect("UTF-8");
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let headers = reader.headers().expect("a header").clone();
+    let column = |name: &str| headers.iter().position(|h| h == name).expect(name);
+    let (algorithm, operation, instructions) = (
+        column("algorithm"),
+        column("operation"),
+        column("instructions"),
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a row")).collect();
+    for row_name in ["sweep-wheel", "binary-heap"] {
+        for kind in ["all", "insert", "cancel", "advance"] {
+            let row = rows
+                .iter()
+                .find(|r| &r[algorithm] == row_name && &r[operation] == kind)
+                .unwrap_or_else(|| panic!("no {kind} row for {row_name}: {text}"));
+            let count: f64 = row[instructions].parse().expect("a number");
+            assert!(count > 0.0, "{row_name} {kind}: {count} instructions");
+        }
+    }
+    let metadata = std::fs::read_to_string(first.path().join("counts.json")).expect("counts.json");
+    for fragment in [
+        "\"counted_ops_per_cell\": null",
+        "--cache-sim=yes",
+        "valgrind-",
+    ] {
+        assert!(metadata.contains(fragment), "counts.json lacks {fragment}");
+    }
+}
+
+#[test]
+fn a_missing_valgrind_says_how_to_install_it() {
+    let (out, empty) = (Scratch::new("no-valgrind"), Scratch::new("empty-path"));
+    let mut command = timerbench(&["counts", "--scale", "small", "--out", out.arg()]);
+    command.env("PATH", empty.path());
+    let result = run(&mut command);
+    assert_refused(
+        &result,
+        out.path(),
+        &["valgrind is not on PATH", "apt-get install valgrind"],
+    );
+}
+
+#[test]
+fn bad_ops_and_unknown_names_are_refused() {
+    let out = Scratch::new("bad-input");
+    let result = run(&mut timerbench(&[
+        "counts",
+        "--ops",
+        "0",
+        "--out",
+        out.arg(),
+    ]));
+    assert_refused(
+        &result,
+        out.path(),
+        &["--ops", "neither `all` nor a positive number"],
+    );
+    let result = run(&mut timerbench(&[
+        "counts",
+        "--algorithms",
+        "no-such-row",
+        "--out",
+        out.arg(),
+    ]));
+    assert_refused(&result, out.path(), &["no-such-row", "sweep-wheel"]);
+}
