@@ -415,11 +415,22 @@ pub struct CountRow {
     pub data_reads: f64,
     /// Data writes per call.
     pub data_writes: f64,
-    /// Simulated L1 misses (instruction, data read, data write) per call.
+    /// Simulated L1 instruction-fetch misses per call (`I1mr`).
+    pub l1i_misses: f64,
+    /// Simulated L1 data-read misses per call (`D1mr`).
+    pub l1d_read_misses: f64,
+    /// Simulated L1 data-write misses per call (`D1mw`).
+    pub l1d_write_misses: f64,
+    /// Simulated last-level instruction-fetch misses per call (`ILmr`).
+    pub lli_misses: f64,
+    /// Simulated last-level data-read misses per call (`DLmr`): loads that
+    /// went to memory.
+    pub lld_read_misses: f64,
+    /// Simulated last-level data-write misses per call (`DLmw`).
+    pub lld_write_misses: f64,
+    /// Simulated L1 misses of all three kinds per call.
     pub l1_misses: f64,
-    /// Simulated last-level data-read misses per call.
-    pub ll_read_misses: f64,
-    /// Simulated last-level misses (instruction, data read, data write) per call.
+    /// Simulated last-level misses of all three kinds per call.
     pub ll_misses: f64,
     /// Estimated cycles per call (see [`Counts::estimated_cycles`]).
     pub estimated_cycles: f64,
@@ -443,8 +454,13 @@ impl CountRow {
             instructions: per(counts.instructions()),
             data_reads: per(counts.events[1]),
             data_writes: per(counts.events[2]),
+            l1i_misses: per(counts.events[3]),
+            l1d_read_misses: per(counts.events[4]),
+            l1d_write_misses: per(counts.events[5]),
+            lli_misses: per(counts.events[6]),
+            lld_read_misses: per(counts.events[7]),
+            lld_write_misses: per(counts.events[8]),
             l1_misses: per(counts.l1_misses()),
-            ll_read_misses: per(counts.events[7]),
             ll_misses: per(counts.ll_misses()),
             estimated_cycles: per(counts.estimated_cycles()),
             total_instructions: counts.instructions(),
