@@ -229,6 +229,12 @@ pub trait Algorithm: Sized {
     /// design; `false` for an adapter over a crate that exposes no such counts,
     /// whose counters are then "not counted" in the results, never a zero.
     const COUNTS_WORK: bool = true;
+    /// Whether the structure takes real `std::time::Instant`s, so that its
+    /// epoch comes from the machine's clock when it is built (a crate whose
+    /// API has no other time type). Its results are as deterministic as any
+    /// other's, but its instruction counts (`timerbench counts`) vary a little
+    /// from run to run, with the carries of that epoch's nanoseconds.
+    const CLOCK_EPOCH: bool = false;
     /// Whether every timer fires exactly at its deadline: `true` (the default)
     /// unless the algorithm overrides [`Algorithm::due_at`] to fire late. See the
     /// crate documentation's contract.

@@ -392,6 +392,18 @@ impl RowVisitor for CountCell<'_> {
     }
 }
 
+/// What names a counted cell in its rows.
+pub struct Cell<'a> {
+    /// The row.
+    pub algorithm: &'a str,
+    /// The workload.
+    pub workload: &'a str,
+    /// Its scale (`spec` or `trace` for a user's workload).
+    pub scale: &'a str,
+    /// See [`Job::reproducible`].
+    pub reproducible: bool,
+}
+
 /// One row of `counts.csv`: one (algorithm, workload, operation).
 #[derive(Clone, Debug, Serialize)]
 pub struct CountRow {
@@ -409,6 +421,9 @@ pub struct CountRow {
     /// What the per-call columns divide by: measured operations for `all`,
     /// calls of the kind otherwise.
     pub calls: u64,
+    /// Whether the same binary and seed give the same counts (see
+    /// [`Job::reproducible`]).
+    pub reproducible: bool,
     /// Instructions per call.
     pub instructions: f64,
     /// Data reads per call.
@@ -442,15 +457,16 @@ pub struct CountRow {
 
 impl CountRow {
     /// The row for `counts` spread over `calls`.
-    pub fn new(cell: (&str, &str, &str), operation: &str, calls: u64, counts: &Counts) -> Self {
+    pub fn new(cell: &Cell<'_>, operation: &str, calls: u64, counts: &Counts) -> Self {
         let per = |value: u64| round_per_call(value, calls);
         Self {
             schema_version: SCHEMA_VERSION,
-            algorithm: cell.0.to_owned(),
-            workload: cell.1.to_owned(),
-            scale: cell.2.to_owned(),
+            algorithm: cell.algorithm.to_owned(),
+            workload: cell.workload.to_owned(),
+            scale: cell.scale.to_owned(),
             operation: operation.to_owned(),
             calls,
+            reproducible: cell.reproducible,
             instructions: per(counts.instructions()),
             data_reads: per(counts.events[1]),
             data_writes: per(counts.events[2]),
@@ -480,7 +496,7 @@ pub fn round_per_call(value: u64, calls: u64) -> f64 {
 
 /// The rows of one counted cell: `all` per measured operation, then each kind
 /// that was called, per call.
-pub fn cell_rows(cell: (&str, &str, &str), measured_ops: u64, parsed: &Parsed) -> Vec<CountRow> {
+pub fn cell_rows(cell: &Cell<'_>, measured_ops: u64, parsed: &Parsed) -> Vec<CountRow> {
     let mut rows = vec![CountRow::new(cell, "all", measured_ops, &parsed.total)];
     for ((name, _), (calls, counts)) in MARKED.iter().zip(&parsed.kinds) {
         if *calls > 0 {
@@ -538,16 +554,18 @@ pub struct PlanCells<'a> {
     pub prepared: &'a Prepared,
     /// The rows to count.
     pub selected: &'a [String],
-    /// One entry per selected row, in registry order.
-    pub cells: Vec<(&'static str, Result<usize, String>)>,
+    /// One entry per selected row, in registry order: its name, whether its
+    /// counts are reproducible (see [`Job::reproducible`]), and its reserve
+    /// or why it is skipped.
+    pub cells: Vec<(&'static str, bool, Result<usize, String>)>,
 }
 
 impl RowVisitor for PlanCells<'_> {
     fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
         if self.selected.iter().any(|name| name == Q::NAME) {
             let admitted = admit::<Q>(self.prepared, Driver::Event);
-            self.cells
-                .push((Q::NAME, admitted.map(|(_, max_pending)| max_pending)));
+            let max_pending = admitted.map(|(_, max_pending)| max_pending);
+            self.cells.push((Q::NAME, !Q::CLOCK_EPOCH, max_pending));
         }
     }
 }
@@ -566,6 +584,10 @@ pub struct Job {
     pub max_pending: usize,
     /// Measured operations the child counts.
     pub counted_ops: u64,
+    /// Whether the same binary and seed give the same counts: false for a
+    /// row whose structure takes its epoch from the real clock
+    /// ([`Algorithm::CLOCK_EPOCH`]).
+    pub reproducible: bool,
 }
 
 /// What every child of one `timerbench counts` shares.

@@ -670,7 +670,7 @@ fn count_cells(
             cells: Vec::new(),
         };
         registry::for_each_row(&mut plan);
-        for (algorithm, admitted) in plan.cells {
+        for (algorithm, reproducible, admitted) in plan.cells {
             match admitted {
                 Ok(max_pending) => {
                     jobs.push(counts::Job {
@@ -679,6 +679,7 @@ fn count_cells(
                         tape_file: tape_file.clone(),
                         max_pending,
                         counted_ops: range.len() as u64,
+                        reproducible,
                     });
                     scales.push(scale_name.clone());
                 }
@@ -712,12 +713,13 @@ fn count_cells(
         let parsed = result.map_err(|error| {
             Failure::Run(error.context(format!("no counts were written to {}", args.out.display())))
         })?;
-        let cell = (
-            job.algorithm.as_str(),
-            job.workload.as_str(),
-            scale.as_str(),
-        );
-        rows.extend(counts::cell_rows(cell, job.counted_ops, &parsed));
+        let cell = counts::Cell {
+            algorithm: &job.algorithm,
+            workload: &job.workload,
+            scale,
+            reproducible: job.reproducible,
+        };
+        rows.extend(counts::cell_rows(&cell, job.counted_ops, &parsed));
     }
     Ok(rows)
 }

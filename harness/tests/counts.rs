@@ -115,10 +115,11 @@ fn the_same_seed_gives_byte_identical_counts() {
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let headers = reader.headers().expect("a header").clone();
     let column = |name: &str| headers.iter().position(|h| h == name).expect(name);
-    let (algorithm, operation, instructions) = (
+    let (algorithm, operation, instructions, reproducible) = (
         column("algorithm"),
         column("operation"),
         column("instructions"),
+        column("reproducible"),
     );
     let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a row")).collect();
     for row_name in ["sweep-wheel", "binary-heap"] {
@@ -129,6 +130,7 @@ fn the_same_seed_gives_byte_identical_counts() {
                 .unwrap_or_else(|| panic!("no {kind} row for {row_name}: {text}"));
             let count: f64 = row[instructions].parse().expect("a number");
             assert!(count > 0.0, "{row_name} {kind}: {count} instructions");
+            assert_eq!(&row[reproducible], "true", "{row_name} {kind}");
         }
     }
     let metadata = std::fs::read_to_string(first.path().join("counts.json")).expect("counts.json");

@@ -194,6 +194,7 @@ impl<P: 'static> Algorithm for NexusTimer<P> {
     const FAMILY: Family = Family::Crate;
     // The crate counts no slot visits, cascades or scans.
     const COUNTS_WORK: bool = false;
+    const CLOCK_EPOCH: bool = true;
     const SUMMARY: &'static str = "crate nexus-timer 1.5.0: hierarchical wheel (64 slots, 8x levels) \
          with exact deadlines, rebalanced down on poll; adapter sorts each batch";
 
@@ -327,6 +328,7 @@ impl Algorithm for NexusTimerNative {
     const NAME: &'static str = "nexus-timer-native";
     const FAMILY: Family = Family::Crate;
     const COUNTS_WORK: bool = false;
+    const CLOCK_EPOCH: bool = true;
     const NATIVE_OF: Option<&'static str> = Some("nexus-timer");
     const TICK_LIMIT: Tick = HORIZON - 1;
     const SUMMARY: &'static str = "crate nexus-timer 1.5.0 through its own API: TimerHandles kept \

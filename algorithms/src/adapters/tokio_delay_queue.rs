@@ -335,6 +335,7 @@ impl<P> Algorithm for TokioDelayQueue<P> {
     const FAMILY: Family = Family::Crate;
     // The crate counts no slot visits, cascades or scans.
     const COUNTS_WORK: bool = false;
+    const CLOCK_EPOCH: bool = true;
     const SUMMARY: &'static str = "crate tokio-util 0.7.20 DelayQueue (tokio's 6x64 wheel) on a paused \
          tokio 1.54.1 current-thread runtime; cost includes the runtime's time driver";
 
@@ -508,6 +509,7 @@ impl Algorithm for TokioDelayQueueNative {
     const NAME: &'static str = "tokio-delay-queue-native";
     const FAMILY: Family = Family::Crate;
     const COUNTS_WORK: bool = false;
+    const CLOCK_EPOCH: bool = true;
     const NATIVE_OF: Option<&'static str> = Some("tokio-delay-queue");
     const TICK_LIMIT: Tick = REACH;
     const SUMMARY: &'static str = "crate tokio-util 0.7.20 DelayQueue through its own API on a paused \
