@@ -73,7 +73,9 @@ enum Command {
     },
     /// Count instructions and simulated cache misses per operation under
     /// Valgrind's callgrind, and write counts.csv and counts.json. Exact and
-    /// repeatable: the same binary and seed give the same counts on any run.
+    /// repeatable: the same binary and seed give the same counts on any run
+    /// (but for the rows of crates that take real Instants, marked
+    /// `reproducible = false`).
     Counts(CountsArgs),
     /// One cell of `timerbench counts`, run by it under callgrind.
     #[command(hide = true)]
@@ -82,25 +84,8 @@ enum Command {
 
 #[derive(clap::Args)]
 struct CountsArgs {
-    /// Algorithms to count, comma-separated (default: all).
-    #[arg(long, value_delimiter = ',')]
-    algorithms: Vec<String>,
-    /// Built-in workloads to count, comma-separated; `scaling` selects the
-    /// whole scaling sweep (default: all built-ins, unless --spec or --trace is given).
-    #[arg(long, value_delimiter = ',')]
-    workloads: Vec<String>,
-    /// A workload spec file (TOML) to count; may be repeated.
-    #[arg(long = "spec", value_name = "FILE")]
-    specs: Vec<PathBuf>,
-    /// A recorded trace (CSV, see workloads/README.md) to count; may be repeated.
-    #[arg(long = "trace", value_name = "FILE")]
-    traces: Vec<PathBuf>,
-    /// Seed of every random stream.
-    #[arg(long, default_value_t = DEFAULT_SEED)]
-    seed: u64,
-    /// Size of the built-in workloads.
-    #[arg(long, value_enum, default_value_t = ScaleArg::Default)]
-    scale: ScaleArg,
+    #[command(flatten)]
+    chosen: Chosen,
     /// Directory for counts.csv and counts.json.
     #[arg(long, default_value = "results")]
     out: PathBuf,
@@ -169,8 +154,10 @@ struct CrosscheckArgs {
     repeat: u32,
 }
 
+/// What to replay: the rows, the workloads and their seed and scale. Shared
+/// by `run` and `counts`.
 #[derive(clap::Args)]
-struct RunArgs {
+struct Chosen {
     /// Algorithms to run, comma-separated (default: all).
     #[arg(long, value_delimiter = ',')]
     algorithms: Vec<String>,
@@ -190,6 +177,26 @@ struct RunArgs {
     /// Size of the built-in workloads.
     #[arg(long, value_enum, default_value_t = ScaleArg::Default)]
     scale: ScaleArg,
+}
+
+impl Chosen {
+    /// Checks every name and file against what exists (bad input: exit 2).
+    fn resolve(&self) -> Result<Selection, Failure> {
+        Selection::resolve(
+            &self.algorithms,
+            &self.workloads,
+            &self.specs,
+            &self.traces,
+            self.scale.into(),
+        )
+        .map_err(Failure::Input)
+    }
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    #[command(flatten)]
+    chosen: Chosen,
     /// How the clock is advanced between operations.
     #[arg(long, value_enum, default_value_t = DriverArg::Event)]
     driver: DriverArg,
@@ -298,7 +305,7 @@ fn list(scale: workloads::Scale) {
 }
 
 fn run(args: RunArgs) -> Result<(), Failure> {
-    let scale: workloads::Scale = args.scale.into();
+    let scale: workloads::Scale = args.chosen.scale.into();
     let driver: Driver = args.driver.into();
     if cfg!(debug_assertions) {
         eprintln!(
@@ -306,14 +313,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         );
     }
     // Everything the user named is checked before anything is measured or written.
-    let selection = Selection::resolve(
-        &args.algorithms,
-        &args.workloads,
-        &args.specs,
-        &args.traces,
-        scale,
-    )
-    .map_err(Failure::Input)?;
+    let selection = args.chosen.resolve()?;
     output::prepare_dir(&args.out).map_err(Failure::Input)?;
 
     let started = Instant::now();
@@ -348,17 +348,12 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     let mut overheads = Vec::new();
     for (index, source) in selection.workloads.iter().enumerate() {
         progress.set_message(format!("{}: generating", source.name()));
-        let (tape, scale_name) = match source {
-            WorkloadSource::Spec { spec, scale_name } => {
-                (spec.generate(args.seed), scale_name.clone())
-            }
-            WorkloadSource::Trace { tape } => (tape.clone(), "trace".to_owned()),
-        };
+        let (tape, scale_name) = source.tape(args.chosen.seed);
         let workload = tape.name.clone();
         progress.set_message(format!("{workload}: reference model"));
         let prepared = Prepared::new(tape, driver);
         let facts = tape_facts(&prepared);
-        let plan_seed = workload_seed(args.seed, &workload);
+        let plan_seed = workload_seed(args.chosen.seed, &workload);
         let settings = bench::Settings {
             driver,
             repeat: args.repeat,
@@ -385,7 +380,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
                     "{} disagrees with the reference model on workload {workload} (seed {}, driver {}): \
                      checksum {} where the reference has {}; no results were written",
                     mismatch.algorithm,
-                    args.seed,
+                    args.chosen.seed,
                     driver.name(),
                     mismatch.got.to_hex(),
                     mismatch.want.to_hex()
@@ -598,15 +593,8 @@ fn crosscheck(args: CrosscheckArgs) -> Result<(), Failure> {
 /// (`--jobs` at once), and writes counts.csv and counts.json only when every
 /// cell has been counted.
 fn counts(args: CountsArgs) -> Result<(), Failure> {
-    let scale: workloads::Scale = args.scale.into();
-    let selection = Selection::resolve(
-        &args.algorithms,
-        &args.workloads,
-        &args.specs,
-        &args.traces,
-        scale,
-    )
-    .map_err(Failure::Input)?;
+    let scale: workloads::Scale = args.chosen.scale.into();
+    let selection = args.chosen.resolve()?;
     let (valgrind, version) = counts::locate_valgrind().map_err(Failure::Input)?;
     output::prepare_dir(&args.out).map_err(Failure::Input)?;
     let exe = std::env::current_exe()
@@ -628,8 +616,13 @@ fn counts(args: CountsArgs) -> Result<(), Failure> {
     let result = count_cells(&args, &selection, &scratch, &valgrind, &exe, limit);
     std::fs::remove_dir_all(&scratch).ok();
     let rows = result?;
-    let metadata =
-        metadata::CountsMetadata::collect(version, &scale.to_string(), args.seed, limit, started);
+    let metadata = metadata::CountsMetadata::collect(
+        version,
+        &scale.to_string(),
+        args.chosen.seed,
+        limit,
+        started,
+    );
     let written = output::write_counts(&args.out, &rows, &metadata).map_err(Failure::Run)?;
     print_counts(&rows);
     println!();
@@ -654,12 +647,7 @@ fn count_cells(
     let mut jobs = Vec::new();
     let mut scales = Vec::new();
     for (index, source) in selection.workloads.iter().enumerate() {
-        let (tape, scale_name) = match source {
-            WorkloadSource::Spec { spec, scale_name } => {
-                (spec.generate(args.seed), scale_name.clone())
-            }
-            WorkloadSource::Trace { tape } => (tape.clone(), "trace".to_owned()),
-        };
+        let (tape, scale_name) = source.tape(args.chosen.seed);
         let prepared = Prepared::new(tape, Driver::Event);
         let tape_file = format!("{index}.tape");
         counts::write_tape(&scratch.join(&tape_file), &prepared.tape).map_err(Failure::Run)?;
@@ -771,7 +759,7 @@ fn count_cell(args: CountCellArgs) -> Result<(), Failure> {
 /// The run's settings as the metadata records them.
 fn args_summary(args: &RunArgs, scale: workloads::Scale) -> metadata::Settings {
     metadata::Settings {
-        seed: args.seed,
+        seed: args.chosen.seed,
         scale: scale.to_string(),
         driver: Driver::from(args.driver).name().to_owned(),
         repetitions: args.repeat,

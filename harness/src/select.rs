@@ -30,6 +30,15 @@ pub enum WorkloadSource {
 }
 
 impl WorkloadSource {
+    /// The tape to replay (a spec generated from `seed`, or the trace's), and
+    /// the scale the result files give it: a built-in's, `spec` or `trace`.
+    pub fn tape(&self, seed: u64) -> (Tape, String) {
+        match self {
+            WorkloadSource::Spec { spec, scale_name } => (spec.generate(seed), scale_name.clone()),
+            WorkloadSource::Trace { tape } => (tape.clone(), "trace".to_owned()),
+        }
+    }
+
     /// The workload's name.
     pub fn name(&self) -> &str {
         match self {
