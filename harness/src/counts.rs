@@ -601,6 +601,9 @@ pub struct JobSettings<'a> {
     /// The directory the children run in: the tapes, and callgrind's files
     /// while they are read.
     pub scratch: &'a Path,
+    /// Where to keep each cell's callgrind file (`<algorithm>.<workload>.callgrind`),
+    /// for `callgrind_annotate` or KCachegrind; `None`: delete them.
+    pub keep: Option<&'a Path>,
 }
 
 /// Runs one cell under callgrind and reads its counts. The child runs in the
@@ -638,8 +641,15 @@ pub fn count_job(job: &Job, settings: &JobSettings<'_>) -> Result<Parsed> {
     let out = settings.scratch.join(out);
     let text = std::fs::read_to_string(&out)
         .with_context(|| format!("cannot read callgrind's output {}", out.display()))?;
+    let parsed =
+        parse_callgrind(&text).with_context(|| format!("{} on {}", job.algorithm, job.workload))?;
+    if let Some(keep) = settings.keep {
+        let kept = keep.join(format!("{}.{}.callgrind", job.algorithm, job.workload));
+        std::fs::write(&kept, &text)
+            .with_context(|| format!("cannot keep callgrind's output as {}", kept.display()))?;
+    }
     std::fs::remove_file(&out).ok();
-    parse_callgrind(&text).with_context(|| format!("{} on {}", job.algorithm, job.workload))
+    Ok(parsed)
 }
 
 /// The first bytes of a tape file: its format and version.

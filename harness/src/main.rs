@@ -96,6 +96,11 @@ struct CountsArgs {
     /// Cells counted at once [default: the number of cores].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_JOBS))]
     jobs: Option<u32>,
+    /// Keep each cell's callgrind output in DIR, as
+    /// `<algorithm>.<workload>.callgrind`, for `callgrind_annotate` or
+    /// KCachegrind (default: deleted once read).
+    #[arg(long, value_name = "DIR")]
+    keep_callgrind: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -597,6 +602,9 @@ fn counts(args: CountsArgs) -> Result<(), Failure> {
     let selection = args.chosen.resolve()?;
     let (valgrind, version) = counts::locate_valgrind().map_err(Failure::Input)?;
     output::prepare_dir(&args.out).map_err(Failure::Input)?;
+    if let Some(keep) = &args.keep_callgrind {
+        output::prepare_dir(keep).map_err(Failure::Input)?;
+    }
     let exe = std::env::current_exe()
         .map_err(|error| Failure::Run(anyhow::anyhow!("cannot find this executable: {error}")))?;
     let limit = match args.ops {
@@ -680,6 +688,7 @@ fn count_cells(
         exe,
         limit,
         scratch,
+        keep: args.keep_callgrind.as_deref(),
     };
     let workers = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, usize::from),

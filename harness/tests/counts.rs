@@ -103,10 +103,34 @@ fn the_same_seed_gives_byte_identical_counts() {
         command
     };
     // One cell at a time, then two at once: the counts must not depend on it.
+    // The second keeps its callgrind files.
+    let kept = Scratch::new("kept");
     for (out, jobs) in [(&first, "1"), (&second, "2")] {
-        let result = run(&mut args(out, jobs));
+        let mut command = args(out, jobs);
+        if jobs == "2" {
+            command.args(["--keep-callgrind", kept.arg()]);
+        }
+        let result = run(&mut command);
         assert!(result.status.success(), "{}", stderr(&result));
     }
+    let mut files: Vec<String> = std::fs::read_dir(kept.path())
+        .expect("the kept directory")
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "binary-heap.timeouts.callgrind",
+            "sweep-wheel.timeouts.callgrind"
+        ]
+    );
     let read = |dir: &Scratch| std::fs::read(dir.path().join("counts.csv")).expect("counts.csv");
     let (a, b) = (read(&first), read(&second));
     assert_eq!(a, b, "two runs of the same counts differ");
