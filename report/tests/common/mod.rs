@@ -11,8 +11,29 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// The checked-in results of a small-scale run.
 pub const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixture");
 
+/// A scratch directory for one test, removed when the test ends (when this
+/// guard is dropped), pass or fail. It dereferences to the directory a test
+/// works in: the scratch directory itself, or the results directory inside it.
+pub struct Scratch {
+    root: PathBuf,
+    dir: PathBuf,
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
 /// A fresh, empty scratch directory for one test.
-pub fn scratch(name: &str) -> PathBuf {
+pub fn scratch(name: &str) -> Scratch {
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let dir = std::env::temp_dir().join(format!(
         "timerbench-report-{}-{}-{name}",
@@ -21,18 +42,23 @@ pub fn scratch(name: &str) -> PathBuf {
     ));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+    Scratch {
+        root: dir.clone(),
+        dir,
+    }
 }
 
 /// A scratch results directory holding a copy of the fixture.
-pub fn copy_fixture(name: &str) -> PathBuf {
-    let results = scratch(name).join("results");
+pub fn copy_fixture(name: &str) -> Scratch {
+    let mut scratch = scratch(name);
+    let results = scratch.root.join("results");
     fs::create_dir_all(&results).expect("results directory");
     for entry in fs::read_dir(FIXTURE).expect("fixture") {
         let entry = entry.expect("fixture entry");
         fs::copy(entry.path(), results.join(entry.file_name())).expect("copy fixture");
     }
-    results
+    scratch.dir = results;
+    scratch
 }
 
 /// Runs `timerbench-report --results <results>`.
