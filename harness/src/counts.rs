@@ -577,6 +577,8 @@ pub struct Job {
     pub algorithm: String,
     /// The workload.
     pub workload: String,
+    /// Its scale as the result files give it: a built-in's, `spec` or `trace`.
+    pub scale: String,
     /// The workload's tape, as [`write_tape`] wrote it, by its name in the
     /// scratch directory.
     pub tape_file: String,
@@ -594,6 +596,10 @@ pub struct Job {
 pub struct JobSettings<'a> {
     /// Valgrind, by absolute path.
     pub valgrind: &'a Path,
+    /// util-linux's `setarch`, by absolute path, when the machine has it: the
+    /// children then run with address-space randomisation off (`-R`), so that
+    /// no layout the kernel draws can move a simulated cache miss.
+    pub setarch: Option<&'a Path>,
     /// This executable, by absolute path.
     pub exe: &'a Path,
     /// Counted measured operations per cell (`None`: all).
@@ -612,7 +618,14 @@ pub struct JobSettings<'a> {
 /// every run of the same binary.
 pub fn count_job(job: &Job, settings: &JobSettings<'_>) -> Result<Parsed> {
     let out = format!("{}.{}.callgrind", job.algorithm, job.tape_file);
-    let mut command = std::process::Command::new(settings.valgrind);
+    let mut command = match settings.setarch {
+        Some(setarch) => {
+            let mut command = std::process::Command::new(setarch);
+            command.arg("-R").arg(settings.valgrind);
+            command
+        }
+        None => std::process::Command::new(settings.valgrind),
+    };
     command
         .env_clear()
         .current_dir(settings.scratch)

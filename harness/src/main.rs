@@ -653,7 +653,6 @@ fn count_cells(
     limit: Option<usize>,
 ) -> Result<Vec<counts::CountRow>, Failure> {
     let mut jobs = Vec::new();
-    let mut scales = Vec::new();
     for (index, source) in selection.workloads.iter().enumerate() {
         let (tape, scale_name) = source.tape(args.chosen.seed);
         let prepared = Prepared::new(tape, Driver::Event);
@@ -672,19 +671,21 @@ fn count_cells(
                     jobs.push(counts::Job {
                         algorithm: algorithm.to_owned(),
                         workload: prepared.tape.name.clone(),
+                        scale: scale_name.clone(),
                         tape_file: tape_file.clone(),
                         max_pending,
                         counted_ops: range.len() as u64,
                         reproducible,
                     });
-                    scales.push(scale_name.clone());
                 }
                 Err(reason) => println!("skipped {algorithm} on {}: {reason}", prepared.tape.name),
             }
         }
     }
+    let setarch = counts::find_on_path("setarch");
     let settings = counts::JobSettings {
         valgrind,
+        setarch: setarch.as_deref(),
         exe,
         limit,
         scratch,
@@ -706,14 +707,14 @@ fn count_cells(
     });
     progress.finish_and_clear();
     let mut rows = Vec::new();
-    for ((job, result), scale) in jobs.iter().zip(results).zip(&scales) {
+    for (job, result) in jobs.iter().zip(results) {
         let parsed = result.map_err(|error| {
             Failure::Run(error.context(format!("no counts were written to {}", args.out.display())))
         })?;
         let cell = counts::Cell {
             algorithm: &job.algorithm,
             workload: &job.workload,
-            scale,
+            scale: &job.scale,
             reproducible: job.reproducible,
         };
         rows.extend(counts::cell_rows(&cell, job.counted_ops, &parsed));
