@@ -11,11 +11,12 @@
 //!
 //! The parent process (`timerbench counts`, native speed) generates each
 //! workload, runs the reference model to learn its largest pending population,
-//! applies the same skip rules as a run, and writes the tape to a file. For every cell it then starts a
-//! child, `valgrind --tool=callgrind ... timerbench count-cell ...`, which
-//! reads the tape the parent wrote, prefills a fresh queue exactly as a timed
-//! pass does, and replays the measured phase (or its first `--ops` operations)
-//! through [`measured_phase`]. Callgrind simulates the caches from the first
+//! applies the same skip rules as a run, and writes the tape to a file. For
+//! every cell it then starts a child, `valgrind --tool=callgrind ...
+//! timerbench count-cell ...`, which reads the tape the parent wrote (on its
+//! standard input), prefills a fresh queue exactly as a timed pass does, and
+//! replays the measured phase (or its first `--ops` operations) through
+//! [`measured_phase`], on a thread of its own (see [`count_job`] for why). Callgrind simulates the caches from the first
 //! instruction, so the measured phase starts with the caches the prefill left,
 //! but it *collects* only inside [`measured_phase`] (`--collect-atstart=no
 //! --toggle-collect=...`): tape generation and prefill cost nothing in the
@@ -592,6 +593,14 @@ pub struct Job {
     pub reproducible: bool,
 }
 
+/// The stack of the thread a child counts on (see `count-cell`): the main
+/// thread's default, room for any row's recursion.
+pub const CELL_STACK_BYTES: usize = 8 << 20;
+
+/// The working directory of every child: one that exists on every machine
+/// and whose name never changes (see [`count_job`]).
+const CHILD_DIRECTORY: &str = "/";
+
 /// What every child of one `timerbench counts` shares.
 pub struct JobSettings<'a> {
     /// Valgrind, by absolute path.
@@ -604,20 +613,31 @@ pub struct JobSettings<'a> {
     pub exe: &'a Path,
     /// Counted measured operations per cell (`None`: all).
     pub limit: Option<usize>,
-    /// The directory the children run in: the tapes, and callgrind's files
-    /// while they are read.
+    /// The directory, by absolute path, of the tapes and of callgrind's files
+    /// while they are read (the children run in [`CHILD_DIRECTORY`]).
     pub scratch: &'a Path,
     /// Where to keep each cell's callgrind file (`<algorithm>.<workload>.callgrind`),
     /// for `callgrind_annotate` or KCachegrind; `None`: delete them.
     pub keep: Option<&'a Path>,
 }
 
-/// Runs one cell under callgrind and reads its counts. The child runs in the
-/// scratch directory with an empty environment and names its files relative
-/// to it, so that its stack (and so the simulated cache) starts the same on
-/// every run of the same binary.
+/// Runs one cell under callgrind and reads its counts.
+///
+/// The child's stack and heap must start the same on every run of the same
+/// binary, or the simulated L1 (whose sets are the address bits within a
+/// page) sees a shifted layout and counts a few misses more or fewer. What
+/// Valgrind puts on the client's stack is its argument strings and its
+/// environment, and Valgrind adds `PWD`, the working directory, to the
+/// environment even when it is cleared. So the child runs with an empty
+/// environment, in `/` (whatever `--out` is), with arguments that name only
+/// the cell, and reads its tape on standard input rather than by a path.
 pub fn count_job(job: &Job, settings: &JobSettings<'_>) -> Result<Parsed> {
-    let out = format!("{}.{}.callgrind", job.algorithm, job.tape_file);
+    let out = settings
+        .scratch
+        .join(format!("{}.{}.callgrind", job.algorithm, job.tape_file));
+    let tape_path = settings.scratch.join(&job.tape_file);
+    let tape = std::fs::File::open(&tape_path)
+        .with_context(|| format!("cannot open the tape {}", tape_path.display()))?;
     let mut command = match settings.setarch {
         Some(setarch) => {
             let mut command = std::process::Command::new(setarch);
@@ -628,11 +648,12 @@ pub fn count_job(job: &Job, settings: &JobSettings<'_>) -> Result<Parsed> {
     };
     command
         .env_clear()
-        .current_dir(settings.scratch)
-        .args(callgrind_options(Path::new(&out)))
+        .current_dir(CHILD_DIRECTORY)
+        .stdin(tape)
+        .args(callgrind_options(&out))
         .arg(settings.exe)
         .args(["count-cell", "--algorithm", &job.algorithm])
-        .args(["--tape", &job.tape_file])
+        .args(["--tape", STDIN_TAPE])
         .args(["--max-pending", &job.max_pending.to_string()]);
     if let Some(limit) = settings.limit {
         command.args(["--ops", &limit.to_string()]);
@@ -651,7 +672,6 @@ pub fn count_job(job: &Job, settings: &JobSettings<'_>) -> Result<Parsed> {
             tail.into_iter().rev().collect::<Vec<_>>().join("\n")
         );
     }
-    let out = settings.scratch.join(out);
     let text = std::fs::read_to_string(&out)
         .with_context(|| format!("cannot read callgrind's output {}", out.display()))?;
     let parsed =
@@ -669,6 +689,9 @@ pub fn count_job(job: &Job, settings: &JobSettings<'_>) -> Result<Parsed> {
 const TAPE_MAGIC: &[u8; 8] = b"TBTAPE1\n";
 /// Bytes of one operation in a tape file: tick, kind, timer, deadline.
 const TAPE_OP_BYTES: usize = 8 + 1 + 4 + 8;
+
+/// The tape name that makes [`read_tape`] read standard input.
+pub const STDIN_TAPE: &str = "-";
 
 /// Writes `tape` for a child to read with [`read_tape`]: a flat
 /// little-endian file, which a child under callgrind reads in a fraction of
@@ -700,9 +723,17 @@ pub fn write_tape(path: &Path, tape: &Tape) -> Result<()> {
     std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Reads a tape written by [`write_tape`], checking its invariants.
+/// Reads a tape written by [`write_tape`], checking its invariants; from
+/// standard input when `path` is [`STDIN_TAPE`].
 pub fn read_tape(path: &Path) -> Result<Tape> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = if path == Path::new(STDIN_TAPE) {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+            .context("cannot read the tape from standard input")?;
+        bytes
+    } else {
+        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
+    };
     let bad = || {
         anyhow::anyhow!(
             "{} is not a tape written by `timerbench counts`",

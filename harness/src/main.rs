@@ -745,19 +745,44 @@ fn print_counts(rows: &[counts::CountRow]) {
 }
 
 /// `timerbench count-cell`: one cell of `timerbench counts`, run by it under
-/// callgrind. Generates the workload, prefills, and replays the counted range
+/// callgrind. Reads the tape, prefills, and replays the counted range
 /// through `counts::measured_phase`, the only region callgrind collects.
+///
+/// The work runs on a thread of its own. The main thread's stack starts below
+/// the argument strings, whose length (this executable's path among them)
+/// shifts every frame within its page and so moves simulated L1 misses; a
+/// spawned thread's stack is a fresh mapping, and its allocations come from
+/// an arena of its own, so the counted region's layout depends on the binary
+/// and the cell alone.
 fn count_cell(args: CountCellArgs) -> Result<(), Failure> {
-    let tape = counts::read_tape(&args.tape).map_err(Failure::Input)?;
-    let mut cell = counts::CountCell {
-        tape: &tape,
-        algorithm: &args.algorithm,
-        max_pending: args.max_pending,
-        limit: args.ops,
-        found: false,
+    // Everything the counted region touches is made on the counting thread:
+    // its tape, and even its copy of the row's name.
+    let count = || -> Result<bool, Failure> {
+        let tape = counts::read_tape(&args.tape).map_err(Failure::Input)?;
+        let algorithm = args.algorithm.clone();
+        let mut cell = counts::CountCell {
+            tape: &tape,
+            algorithm: &algorithm,
+            max_pending: args.max_pending,
+            limit: args.ops,
+            found: false,
+        };
+        registry::for_each_row(&mut cell);
+        Ok(cell.found)
     };
-    registry::for_each_row(&mut cell);
-    if !cell.found {
+    let found = std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("count-cell".to_owned())
+            .stack_size(counts::CELL_STACK_BYTES)
+            .spawn_scoped(scope, count)
+            .map_err(|error| {
+                Failure::Run(anyhow::anyhow!("cannot start the counting thread: {error}"))
+            })?;
+        worker
+            .join()
+            .map_err(|_| Failure::Run(anyhow::anyhow!("the counting thread panicked")))?
+    })?;
+    if !found {
         return Err(Failure::Input(anyhow::anyhow!(
             "no algorithm is named {:?}",
             args.algorithm

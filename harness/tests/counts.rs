@@ -85,34 +85,46 @@ fn the_same_seed_gives_byte_identical_counts() {
         eprintln!("skipped: valgrind is not installed (apt-get install valgrind)");
         return;
     }
-    let (first, second) = (Scratch::new("first"), Scratch::new("second"));
-    let args = |out: &Scratch, jobs: &'static str| {
-        let mut command = timerbench(&[
-            "counts",
-            "--scale",
-            "small",
-            "--algorithms",
-            "sweep-wheel,binary-heap",
-            "--workloads",
-            "timeouts",
-            "--jobs",
-            jobs,
-            "--out",
-        ]);
-        command.arg(out.arg());
-        command
-    };
-    // One cell at a time, then two at once: the counts must not depend on it.
-    // The second keeps its callgrind files.
+    // The second run differs in everything a counted cell must not see: it
+    // is a copy of the binary at a longer path, it writes to a deeper
+    // directory, it has another environment, and it counts two cells at once
+    // rather than one after the other. A CI run once failed here because
+    // the children's stacks still started below their working directory's
+    // name (see `counts::count_job`).
+    let first = Scratch::new("first");
+    let second = Scratch::new("second-run-with-a-longer-name");
+    let second_out = second.path().join("and").join("a-deeper-directory");
+    let copy = second
+        .path()
+        .join("a-copy-of-the-binary-at-a-longer-path-than-cargo-gives");
+    std::fs::create_dir_all(&copy).expect("the copy's directory");
+    let copy = copy.join("timerbench");
+    std::fs::copy(env!("CARGO_BIN_EXE_timerbench"), &copy).expect("a copy of timerbench");
     let kept = Scratch::new("kept");
-    for (out, jobs) in [(&first, "1"), (&second, "2")] {
-        let mut command = args(out, jobs);
-        if jobs == "2" {
-            command.args(["--keep-callgrind", kept.arg()]);
-        }
-        let result = run(&mut command);
-        assert!(result.status.success(), "{}", stderr(&result));
-    }
+    let args: [&str; 9] = [
+        "counts",
+        "--scale",
+        "small",
+        "--algorithms",
+        "sweep-wheel,binary-heap",
+        "--workloads",
+        "timeouts",
+        "--out",
+        first.arg(),
+    ];
+    let result = run(timerbench(&args).args(["--jobs", "1"]));
+    assert!(result.status.success(), "{}", stderr(&result));
+    let mut command = Command::new(&copy);
+    command
+        .args(&args[..8])
+        .arg(&second_out)
+        .args(["--jobs", "2", "--keep-callgrind", kept.arg()])
+        .env(
+            "TIMERBENCH_A_VARIABLE_THE_FIRST_RUN_DID_NOT_HAVE",
+            "x".repeat(300),
+        );
+    let result = run(&mut command);
+    assert!(result.status.success(), "{}", stderr(&result));
     let mut files: Vec<String> = std::fs::read_dir(kept.path())
         .expect("the kept directory")
         .map(|entry| {
@@ -131,9 +143,13 @@ fn the_same_seed_gives_byte_identical_counts() {
             "sweep-wheel.timeouts.callgrind"
         ]
     );
-    let read = |dir: &Scratch| std::fs::read(dir.path().join("counts.csv")).expect("counts.csv");
-    let (a, b) = (read(&first), read(&second));
-    assert_eq!(a, b, "two runs of the same counts differ");
+    let read = |dir: &Path| std::fs::read(dir.join("counts.csv")).expect("counts.csv");
+    let (a, b) = (read(first.path()), read(&second_out));
+    assert_eq!(
+        String::from_utf8_lossy(&a),
+        String::from_utf8_lossy(&b),
+        "two runs of the same counts differ"
+    );
 
     let text = String::from_utf8(a).expect("UTF-8");
     let mut reader = csv::Reader::from_reader(text.as_bytes());
