@@ -11,10 +11,13 @@ ARGS ?=
 # Which criterion benchmarks `make bench` runs: a regex over <group>/<algorithm>/<N>,
 # e.g. FILTER='^insert/' or FILTER='hierarchical-wheel/1000000'. Empty: all of them.
 FILTER ?=
+# The runs `make compare` sets side by side: NEW judged against BASE.
+BASE ?= results
+NEW ?=
 # Extra criterion flags for `make bench`, e.g. BENCH_ARGS=--noplot or BENCH_ARGS=--test.
 BENCH_ARGS ?=
 
-.PHONY: results report crosscheck counts bench test lint soak clean
+.PHONY: results report crosscheck counts compare bench test lint soak clean
 
 ## results: every algorithm on every built-in workload, into $(OUT)/ (release build).
 results:
@@ -29,6 +32,11 @@ counts:
 	@command -v valgrind >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1 || \
 		{ apt-get update -qq && apt-get install -y -qq valgrind; } || true
 	$(CARGO) run --release -p harness --bin timerbench -- counts --scale $(SCALE) --out $(OUT) $(ARGS)
+
+## compare: did a change help? NEW's run against BASE's (default: results), cell by cell, with a bootstrap interval and a verdict, e.g. `make results OUT=/tmp/mine && make compare NEW=/tmp/mine` (measures nothing).
+compare:
+	@test -n "$(NEW)" || { echo "make compare: say which run to judge, e.g. make compare NEW=/tmp/mine (BASE defaults to results)" >&2; exit 2; }
+	$(CARGO) run --release --quiet -p harness --bin timerbench -- compare $(BASE) $(NEW) $(ARGS)
 
 ## report: SVG charts, index.html and REPORT.md from the files in $(OUT)/, into $(OUT)/report/ (runs no benchmark).
 report:

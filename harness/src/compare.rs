@@ -1,12 +1,29 @@
-//! How well two runs agree: for every (algorithm, workload) both measured, is
-//! the second run's headline median inside the first run's interval, or within
-//! [`AGREEMENT_TOLERANCE`] of its median?
+//! Two recorded runs side by side: `timerbench agreement` (are two runs of
+//! the same code reproducible?) and `timerbench compare` (did a change make a
+//! difference?).
 //!
-//! This is the reproducibility check the README quotes (`timerbench agreement
-//! BASE NEW`): two default runs of the same commit on a quiet machine should
-//! agree on at least 90% of cells. It reads only the `all` rows of each run's
-//! `throughput.csv`, checking their schema version, and refuses runs that are
-//! not comparable (another seed, scale or driver).
+//! **Agreement**: for every (algorithm, workload) both measured, is the second
+//! run's headline median inside the first run's interval, or within
+//! [`AGREEMENT_TOLERANCE`] of its median? This is the reproducibility check
+//! the README quotes (`timerbench agreement BASE NEW`): two default runs of the
+//! same commit on a quiet machine should agree on at least 90% of cells. It
+//! reads only the `all` rows of each run's `throughput.csv`, checking their
+//! schema version, and refuses runs that are not comparable (another seed,
+//! scale or driver).
+//!
+//! **Compare**: for every cell both runs measured, the change of the headline
+//! (NEW's median over BASE's) with a percentile-bootstrap interval over the
+//! two cells' whole-pass repetitions (`repetitions.csv`, the method of
+//! `timerbench lead`), and a verdict in the manner of criterion's: *faster* or
+//! *slower* only when the whole interval lies beyond the noise band
+//! ([`NOISE_THRESHOLD`] by default, `--noise`), else *no significant change*.
+//! The band is wider than criterion's 1% because the runs compared here are
+//! separate processes, often minutes apart on a shared VM, and drift between
+//! runs is larger than the spread within one (see the README's agreement
+//! figures). Runs with another seed, scale, driver or workload generator, or a
+//! workload of the same name whose operations differ, are refused with the
+//! reason; runs from different machines, compilers or profiles, or with
+//! uncommitted changes, are compared with a warning.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -16,7 +33,10 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use crate::output::{METADATA_FILE, SCHEMA_VERSION, THROUGHPUT_FILE};
+use crate::lead::{name_hash, whole_pass_times};
+use crate::output::{METADATA_FILE, RUNS_FILE, SCHEMA_VERSION, THROUGHPUT_FILE};
+use crate::replay::mix;
+use crate::stats;
 
 /// How far a median may stray from the other run's and still agree, when it is
 /// outside that run's interval.
@@ -166,6 +186,330 @@ fn headlines(dir: &Path) -> Result<Headlines> {
     Ok(rows)
 }
 
+/// The default noise band of `timerbench compare`: a change is called only
+/// when its whole interval lies beyond 5% either side of no change.
+pub const NOISE_THRESHOLD: f64 = 0.05;
+
+/// Fewer whole-pass repetitions than this on either side give no verdict: a
+/// bootstrap over one or two values is no interval.
+pub const MIN_REPETITIONS: usize = 3;
+
+/// Steal time (seconds the hypervisor gave this guest's CPUs to others) above
+/// which a run is said to have shared its CPUs.
+const STEAL_WARNING_SECONDS: f64 = 1.0;
+
+/// What a comparison says of one cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// NEW is faster: the whole interval of NEW / BASE is below `1 - noise`.
+    Faster,
+    /// NEW is slower: the whole interval is above `1 + noise`.
+    Slower,
+    /// The interval reaches into the noise band.
+    NoChange,
+    /// A side has fewer than [`MIN_REPETITIONS`] repetitions.
+    TooFewRepetitions,
+}
+
+impl Verdict {
+    /// The verdict as the table prints it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::NoChange => "no significant change",
+            Verdict::TooFewRepetitions => "too few repetitions",
+        }
+    }
+}
+
+/// The verdict on a ratio NEW / BASE whose interval is `low..=high`, with a
+/// noise band of `noise` either side of 1.
+pub fn verdict((low, high): (f64, f64), noise: f64) -> Verdict {
+    if high < 1.0 - noise {
+        Verdict::Faster
+    } else if low > 1.0 + noise {
+        Verdict::Slower
+    } else {
+        Verdict::NoChange
+    }
+}
+
+/// One cell of a comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    /// The workload.
+    pub workload: String,
+    /// The algorithm.
+    pub algorithm: String,
+    /// BASE's headline median, ns per operation.
+    pub base_ns: f64,
+    /// NEW's headline median, ns per operation.
+    pub new_ns: f64,
+    /// `new_ns / base_ns`: below 1 when NEW is faster.
+    pub ratio: f64,
+    /// The bootstrap interval of `ratio` (`None` with too few repetitions).
+    pub interval: Option<(f64, f64)>,
+    /// What the interval says.
+    pub verdict: Verdict,
+}
+
+/// Two runs compared.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Comparison {
+    /// Facts worth knowing that do not cast doubt: the two commits.
+    pub notes: Vec<String>,
+    /// Differences that may explain a change other than the code's.
+    pub warnings: Vec<String>,
+    /// Every cell measured in both, by workload (in BASE's order), then
+    /// algorithm (in BASE's order).
+    pub changes: Vec<Change>,
+    /// Cells measured in BASE only (`algorithm on workload`).
+    pub only_base: Vec<String>,
+    /// Cells measured in NEW only.
+    pub only_new: Vec<String>,
+}
+
+impl Comparison {
+    /// How many cells have `verdict`.
+    pub fn count(&self, verdict: Verdict) -> usize {
+        self.changes.iter().filter(|c| c.verdict == verdict).count()
+    }
+}
+
+/// The metadata a comparison reads.
+#[derive(Debug, Deserialize)]
+struct CompareFacts {
+    seed: u64,
+    scale: String,
+    driver: String,
+    generator_version: u64,
+    workloads: Vec<String>,
+    algorithms: Vec<NamedAlgorithm>,
+    git_commit: Option<String>,
+    git_dirty: Option<bool>,
+    rustc: Option<String>,
+    build_profile: Option<String>,
+    cpu_model: Option<String>,
+    cores: Option<u64>,
+    steal_seconds: Option<f64>,
+}
+
+/// An algorithm of the metadata, by name.
+#[derive(Debug, Deserialize)]
+struct NamedAlgorithm {
+    name: String,
+}
+
+/// The columns of a `runs.csv` row that say what a workload's tape holds.
+#[derive(Debug, Deserialize)]
+struct ShapeRow {
+    schema_version: u32,
+    workload: String,
+    measured_ops: Option<u64>,
+    inserts: Option<u64>,
+    cancels: Option<u64>,
+    reschedules: Option<u64>,
+    max_pending: Option<u64>,
+}
+
+/// A workload's tape as `runs.csv` describes it: measured operations, inserts,
+/// cancels, reschedules and the largest pending population.
+type Shape = [Option<u64>; 5];
+
+/// Each workload's [`Shape`] in `dir`'s `runs.csv`.
+fn workload_shapes(dir: &Path) -> Result<BTreeMap<String, Shape>> {
+    let mut shapes = BTreeMap::new();
+    read_rows(
+        &dir.join(RUNS_FILE),
+        "runs",
+        |row: &ShapeRow| row.schema_version,
+        |row| {
+            let shape = [
+                row.measured_ops,
+                row.inserts,
+                row.cancels,
+                row.reschedules,
+                row.max_pending,
+            ];
+            shapes.entry(row.workload).or_insert(shape);
+        },
+    )?;
+    Ok(shapes)
+}
+
+/// A shape as the refusal prints it.
+fn describe(shape: &Shape) -> String {
+    let field = |value: Option<u64>| value.map_or_else(|| "?".to_owned(), |v| v.to_string());
+    format!(
+        "{} measured operations, {} inserts, {} cancels, {} reschedules, {} pending at most",
+        field(shape[0]),
+        field(shape[1]),
+        field(shape[2]),
+        field(shape[3]),
+        field(shape[4])
+    )
+}
+
+/// Compares NEW with BASE, two results directories, with a noise band of
+/// `noise` (a fraction, `0 <= noise < 1`).
+pub fn compare(base: &Path, new: &Path, noise: f64) -> Result<Comparison> {
+    if !(0.0..1.0).contains(&noise) {
+        bail!(
+            "--noise {noise}: the noise band is a fraction from 0 (inclusive) to 1, such as 0.05"
+        );
+    }
+    let facts = |dir: &Path| -> Result<CompareFacts> {
+        read_metadata(
+            dir,
+            "seed, scale, driver, generator version, workloads and algorithms",
+        )
+    };
+    let (b, n) = (facts(base)?, facts(new)?);
+    let mut refusals = Vec::new();
+    for (what, x, y) in [
+        ("seed", b.seed.to_string(), n.seed.to_string()),
+        ("scale", b.scale.clone(), n.scale.clone()),
+        ("driver", b.driver.clone(), n.driver.clone()),
+        (
+            "workload generator version",
+            b.generator_version.to_string(),
+            n.generator_version.to_string(),
+        ),
+    ] {
+        if x != y {
+            refusals.push(format!("{what} {x} in BASE, {y} in NEW"));
+        }
+    }
+    // Settings that differ make every cell incomparable: say so before
+    // reading the result files.
+    if refusals.is_empty() {
+        let (base_shapes, new_shapes) = (workload_shapes(base)?, workload_shapes(new)?);
+        for (workload, shape) in &base_shapes {
+            if let Some(other) = new_shapes.get(workload)
+                && other != shape
+            {
+                refusals.push(format!(
+                    "workload {workload} is not the same: BASE has {}, NEW {}",
+                    describe(shape),
+                    describe(other)
+                ));
+            }
+        }
+    }
+    let shared: Vec<&String> = b
+        .workloads
+        .iter()
+        .filter(|w| n.workloads.contains(w))
+        .collect();
+    if shared.is_empty() {
+        refusals.push(format!(
+            "no workload in common (BASE ran {}; NEW ran {})",
+            b.workloads.join(", "),
+            n.workloads.join(", ")
+        ));
+    }
+    if !refusals.is_empty() {
+        bail!(
+            "the runs are not comparable ({} as BASE, {} as NEW): {}",
+            base.display(),
+            new.display(),
+            refusals.join("; ")
+        );
+    }
+    let mut comparison = Comparison::default();
+    describe_builds(&b, &n, &mut comparison);
+
+    let (base_times, new_times) = (whole_pass_times(base)?, whole_pass_times(new)?);
+    let median = |values: &[f64]| stats::summarise(values).map(|s| s.median);
+    for workload in &shared {
+        for algorithm in &b.algorithms {
+            let key = (algorithm.name.clone(), (*workload).clone());
+            let (Some(base_values), Some(new_values)) = (base_times.get(&key), new_times.get(&key))
+            else {
+                continue;
+            };
+            let (Some(base_ns), Some(new_ns)) = (median(base_values), median(new_values)) else {
+                continue;
+            };
+            let enough = base_values.len().min(new_values.len()) >= MIN_REPETITIONS;
+            let seed = mix(b.seed ^ mix(name_hash(&key.0) ^ mix(name_hash(&key.1))));
+            let interval = enough
+                .then(|| stats::ratio_interval(new_values, base_values, seed))
+                .flatten();
+            comparison.changes.push(Change {
+                workload: key.1,
+                algorithm: key.0,
+                base_ns,
+                new_ns,
+                ratio: new_ns / base_ns,
+                interval,
+                verdict: interval.map_or(Verdict::TooFewRepetitions, |i| verdict(i, noise)),
+            });
+        }
+    }
+    let cell = |(algorithm, workload): &(String, String)| format!("{algorithm} on {workload}");
+    comparison.only_base = base_times
+        .keys()
+        .filter(|key| !new_times.contains_key(*key))
+        .map(cell)
+        .collect();
+    comparison.only_new = new_times
+        .keys()
+        .filter(|key| !base_times.contains_key(*key))
+        .map(cell)
+        .collect();
+    Ok(comparison)
+}
+
+/// The notes and warnings on how the two runs were made.
+fn describe_builds(b: &CompareFacts, n: &CompareFacts, comparison: &mut Comparison) {
+    let show = |value: &Option<String>| value.clone().unwrap_or_else(|| "unknown".to_owned());
+    if b.git_commit != n.git_commit {
+        comparison.notes.push(format!(
+            "BASE is commit {}, NEW is commit {}",
+            show(&b.git_commit),
+            show(&n.git_commit)
+        ));
+    }
+    if (&b.cpu_model, b.cores) != (&n.cpu_model, n.cores) {
+        comparison.warnings.push(format!(
+            "different machines: BASE ran on {} ({} cores), NEW on {} ({} cores)",
+            show(&b.cpu_model),
+            b.cores.map_or_else(|| "?".to_owned(), |c| c.to_string()),
+            show(&n.cpu_model),
+            n.cores.map_or_else(|| "?".to_owned(), |c| c.to_string())
+        ));
+    }
+    for (what, x, y) in [
+        ("compilers", &b.rustc, &n.rustc),
+        ("build profiles", &b.build_profile, &n.build_profile),
+    ] {
+        if x != y {
+            comparison.warnings.push(format!(
+                "different {what}: BASE {}, NEW {}",
+                show(x),
+                show(y)
+            ));
+        }
+    }
+    for (side, facts) in [("BASE", b), ("NEW", n)] {
+        if facts.git_dirty == Some(true) {
+            comparison.warnings.push(format!(
+                "{side} was built with uncommitted changes to commit {}",
+                show(&facts.git_commit)
+            ));
+        }
+        if let Some(steal) = facts.steal_seconds
+            && steal > STEAL_WARNING_SECONDS
+        {
+            comparison.warnings.push(format!(
+                "{side} lost {steal:.1} s to other guests on the host (steal time): its times may be inflated"
+            ));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +521,192 @@ mod tests {
         assert!(agrees(100.0, 99.0, 101.0, 91.0), "within 10% below");
         assert!(!agrees(100.0, 99.0, 101.0, 111.0), "outside both");
         assert!(!agrees(100.0, 95.0, 105.0, 85.0), "outside both, below");
+    }
+
+    #[test]
+    fn a_verdict_needs_the_whole_interval_beyond_the_noise_band() {
+        assert_eq!(verdict((0.80, 0.90), 0.05), Verdict::Faster);
+        assert_eq!(verdict((1.10, 1.30), 0.05), Verdict::Slower);
+        assert_eq!(
+            verdict((0.90, 0.96), 0.05),
+            Verdict::NoChange,
+            "reaches the band"
+        );
+        assert_eq!(
+            verdict((1.02, 1.08), 0.05),
+            Verdict::NoChange,
+            "starts in the band"
+        );
+        assert_eq!(verdict((0.98, 1.02), 0.0), Verdict::NoChange, "spans 1");
+        assert_eq!(verdict((1.01, 1.02), 0.0), Verdict::Slower, "no band");
+    }
+
+    /// One run's files: `cells` is (algorithm, workload, ns per operation of
+    /// each repetition); every workload has 100 measured operations.
+    struct Run<'a> {
+        seed: u64,
+        cpu: &'a str,
+        commit: &'a str,
+        cells: Vec<(&'a str, &'a str, Vec<u64>)>,
+    }
+
+    impl Run<'_> {
+        fn write(&self, dir: &Path) {
+            std::fs::create_dir_all(dir).unwrap();
+            let mut workloads: Vec<&str> = Vec::new();
+            let mut algorithms: Vec<&str> = Vec::new();
+            for (algorithm, workload, _) in &self.cells {
+                if !workloads.contains(workload) {
+                    workloads.push(workload);
+                }
+                if !algorithms.contains(algorithm) {
+                    algorithms.push(algorithm);
+                }
+            }
+            let metadata = serde_json::json!({
+                "seed": self.seed, "scale": "small", "driver": "event",
+                "generator_version": 2, "workloads": workloads,
+                "algorithms": algorithms.iter().map(|name| serde_json::json!({"name": name})).collect::<Vec<_>>(),
+                "git_commit": self.commit, "git_dirty": false, "rustc": "rustc 1.95.0",
+                "build_profile": "release", "cpu_model": self.cpu, "cores": 2, "steal_seconds": 0.0,
+            });
+            std::fs::write(dir.join(METADATA_FILE), metadata.to_string()).unwrap();
+            let mut runs = String::from(
+                "schema_version,algorithm,workload,measured_ops,inserts,cancels,reschedules,max_pending\n",
+            );
+            let mut repetitions = String::from(
+                "schema_version,algorithm,workload,scale,driver,repetition,position,pass,operation,count,total_ns,batches\n",
+            );
+            for (algorithm, workload, times) in &self.cells {
+                runs += &format!("{SCHEMA_VERSION},{algorithm},{workload},100,60,40,0,50\n");
+                for (repetition, ns) in times.iter().enumerate() {
+                    repetitions += &format!(
+                        "{SCHEMA_VERSION},{algorithm},{workload},small,event,{repetition},0,whole,all,100,{},0\n",
+                        ns * 100
+                    );
+                }
+            }
+            std::fs::write(dir.join(RUNS_FILE), runs).unwrap();
+            std::fs::write(dir.join(crate::output::REPETITIONS_FILE), repetitions).unwrap();
+        }
+    }
+
+    /// A scratch directory removed when the test ends.
+    struct Scratch(std::path::PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Self {
+            let dir = std::env::temp_dir()
+                .join(format!("timerbench-compare-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            Self(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn each_cell_gets_its_verdict() {
+        let scratch = Scratch::new("verdicts");
+        let (base, new) = (scratch.0.join("base"), scratch.0.join("new"));
+        let spread = |ns: u64| vec![ns, ns + 1, ns - 1, ns, ns + 1];
+        Run {
+            seed: 7,
+            cpu: "one CPU",
+            commit: "aaa",
+            cells: vec![
+                ("same", "w", spread(100)),
+                ("slowed", "w", spread(100)),
+                ("sped-up", "w", spread(100)),
+                ("drifted", "w", spread(100)),
+                ("few", "w", vec![100, 101]),
+                ("gone", "w", spread(100)),
+            ],
+        }
+        .write(&base);
+        Run {
+            seed: 7,
+            cpu: "another CPU",
+            commit: "bbb",
+            cells: vec![
+                ("same", "w", spread(100)),
+                ("slowed", "w", spread(150)),
+                ("sped-up", "w", spread(60)),
+                ("drifted", "w", spread(103)),
+                ("few", "w", vec![300, 301]),
+                ("added", "w", spread(100)),
+            ],
+        }
+        .write(&new);
+        let comparison = compare(&base, &new, NOISE_THRESHOLD).unwrap();
+        let verdicts: Vec<(&str, Verdict)> = comparison
+            .changes
+            .iter()
+            .map(|c| (c.algorithm.as_str(), c.verdict))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("same", Verdict::NoChange),
+                ("slowed", Verdict::Slower),
+                ("sped-up", Verdict::Faster),
+                ("drifted", Verdict::NoChange),
+                ("few", Verdict::TooFewRepetitions),
+            ]
+        );
+        let slowed = &comparison.changes[1];
+        assert_eq!(slowed.ratio, 1.5);
+        let (low, high) = slowed.interval.unwrap();
+        assert!(low > 1.4 && high < 1.6, "{low}..{high}");
+        assert_eq!(comparison.only_base, ["gone on w"]);
+        assert_eq!(comparison.only_new, ["added on w"]);
+        assert_eq!(comparison.notes, ["BASE is commit aaa, NEW is commit bbb"]);
+        assert_eq!(comparison.warnings.len(), 1, "{:?}", comparison.warnings);
+        assert!(comparison.warnings[0].contains("different machines"));
+        // Without a noise band, a 3% drift with this little spread is a change.
+        let strict = compare(&base, &new, 0.0).unwrap();
+        assert_eq!(strict.changes[3].verdict, Verdict::Slower);
+        let error = compare(&base, &new, 1.5).unwrap_err().to_string();
+        assert!(error.contains("--noise 1.5"), "{error}");
+    }
+
+    #[test]
+    fn runs_of_other_seeds_or_workloads_are_refused() {
+        let scratch = Scratch::new("refused");
+        let (base, other_seed, other_tape) = (
+            scratch.0.join("base"),
+            scratch.0.join("seed"),
+            scratch.0.join("tape"),
+        );
+        let run = |seed| Run {
+            seed,
+            cpu: "one CPU",
+            commit: "aaa",
+            cells: vec![("a", "w", vec![10, 11, 12])],
+        };
+        run(7).write(&base);
+        run(8).write(&other_seed);
+        run(7).write(&other_tape);
+        let runs = other_tape.join(RUNS_FILE);
+        let text = std::fs::read_to_string(&runs)
+            .unwrap()
+            .replace(",100,60,", ",101,61,");
+        std::fs::write(&runs, text).unwrap();
+        let error = compare(&base, &other_seed, NOISE_THRESHOLD)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("not comparable") && error.contains("seed 7 in BASE, 8 in NEW"),
+            "{error}"
+        );
+        let error = compare(&base, &other_tape, NOISE_THRESHOLD)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("workload w is not the same"), "{error}");
+        assert!(error.contains("101 measured operations"), "{error}");
     }
 }

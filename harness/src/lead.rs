@@ -161,7 +161,7 @@ pub fn leads(dir: &Path, row: &str) -> Result<Vec<Lead>> {
 }
 
 /// FNV-1a of a name, to give each workload its own resampling seed.
-fn name_hash(name: &str) -> u64 {
+pub(crate) fn name_hash(name: &str) -> u64 {
     name.bytes().fold(0xCBF2_9CE4_8422_2325, |hash, byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01B3)
     })
@@ -172,10 +172,10 @@ fn run_facts(dir: &Path) -> Result<RunFacts> {
 }
 
 /// (algorithm, workload) -> ns per operation of each whole pass, in file order.
-type Times = BTreeMap<(String, String), Vec<f64>>;
+pub(crate) type Times = BTreeMap<(String, String), Vec<f64>>;
 
 /// Every whole-pass repetition of `dir`'s `repetitions.csv`.
-fn whole_pass_times(dir: &Path) -> Result<Times> {
+pub(crate) fn whole_pass_times(dir: &Path) -> Result<Times> {
     let mut times = Times::new();
     read_rows(
         &dir.join(REPETITIONS_FILE),

@@ -60,6 +60,24 @@ enum Command {
         /// The second run's results directory.
         new: PathBuf,
     },
+    /// Did a change make a difference? Per cell both runs measured, NEW's
+    /// median over BASE's with a 95% bootstrap interval from the recorded
+    /// repetitions, and a verdict: faster or slower only when the whole
+    /// interval lies beyond the noise band. Refuses runs that are not
+    /// comparable; warns when machines or builds differ. Measures nothing.
+    Compare {
+        /// The results directory to compare against (say, `results`).
+        base: PathBuf,
+        /// The results directory of the run to judge.
+        new: PathBuf,
+        /// The noise band, a fraction: a change is called only when its whole
+        /// interval lies beyond 1 ± NOISE.
+        #[arg(long, default_value_t = harness::compare::NOISE_THRESHOLD)]
+        noise: f64,
+        /// Print only the cells that changed (and the summary).
+        #[arg(long)]
+        changes_only: bool,
+    },
     /// How far one algorithm leads its rivals in a recorded run: per workload,
     /// the best native crate's, the best baseline's and the next exact
     /// design's median over its own, with a bootstrap interval. Measures
@@ -272,6 +290,12 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Crosscheck(args) => crosscheck(args),
         Command::Agreement { base, new } => agreement(&base, &new),
+        Command::Compare {
+            base,
+            new,
+            noise,
+            changes_only,
+        } => compare(&base, &new, noise, changes_only),
         Command::Lead { results, row } => lead(&results, &row),
         Command::Counts(args) => counts(args),
         Command::CountCell(args) => count_cell(args),
@@ -496,6 +520,80 @@ fn agreement(base: &std::path::Path, new: &std::path::Path) -> Result<(), Failur
         cells.len(),
         100.0 * agreeing as f64 / cells.len().max(1) as f64
     );
+    Ok(())
+}
+
+/// `timerbench compare`: NEW against BASE, cell by cell, with verdicts.
+fn compare(
+    base: &std::path::Path,
+    new: &std::path::Path,
+    noise: f64,
+    changes_only: bool,
+) -> Result<(), Failure> {
+    use harness::compare::Verdict;
+    use std::fmt::Write as _;
+    use std::io::Write as _;
+    let comparison = harness::compare::compare(base, new, noise).map_err(Failure::Input)?;
+    let mut text = format!(
+        "{} against {}: NEW's median over BASE's (below 1: NEW is faster), 95% bootstrap interval; noise band ±{:.0}%\n",
+        new.display(),
+        base.display(),
+        noise * 100.0
+    );
+    for note in &comparison.notes {
+        let _ = writeln!(text, "note: {note}");
+    }
+    for warning in &comparison.warnings {
+        let _ = writeln!(text, "warning: {warning}");
+    }
+    let _ = writeln!(
+        text,
+        "\n{:<14} {:<26} {:>10} {:>10} {:>7}  {:<16} verdict",
+        "workload", "algorithm", "base ns", "new ns", "ratio", "interval"
+    );
+    for change in &comparison.changes {
+        if changes_only && !matches!(change.verdict, Verdict::Faster | Verdict::Slower) {
+            continue;
+        }
+        let interval = change.interval.map_or_else(
+            || "-".to_owned(),
+            |(low, high)| format!("[{low:.2}, {high:.2}]"),
+        );
+        let _ = writeln!(
+            text,
+            "{:<14} {:<26} {:>10.1} {:>10.1} {:>6.2}x  {:<16} {}",
+            change.workload,
+            change.algorithm,
+            change.base_ns,
+            change.new_ns,
+            change.ratio,
+            interval,
+            change.verdict.label()
+        );
+    }
+    let _ = writeln!(
+        text,
+        "\n{} cells: {} faster, {} slower, {} no significant change, {} with too few repetitions",
+        comparison.changes.len(),
+        comparison.count(Verdict::Faster),
+        comparison.count(Verdict::Slower),
+        comparison.count(Verdict::NoChange),
+        comparison.count(Verdict::TooFewRepetitions)
+    );
+    for (side, cells) in [
+        ("BASE", &comparison.only_base),
+        ("NEW", &comparison.only_new),
+    ] {
+        if !cells.is_empty() {
+            let _ = writeln!(
+                text,
+                "measured in {side} only ({}): {}",
+                cells.len(),
+                cells.join(", ")
+            );
+        }
+    }
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(())
 }
 

@@ -351,6 +351,58 @@ fn same_seed_gives_identical_counters_and_checksums() {
     let out = timerbench(&["agreement", a.to_str().unwrap(), other.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("not comparable"), "{}", stderr(&out));
+    // `compare`: a run against itself changes nothing; a copy with one
+    // algorithm's whole passes made ten times slower flags that one alone;
+    // another seed is refused.
+    let out = timerbench(&["compare", a.to_str().unwrap(), a.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(" 0 faster, 0 slower, ") && !stdout.contains("different machines"),
+        "{stdout}"
+    );
+    let slowed = dir.join("slowed");
+    std::fs::create_dir_all(&slowed).unwrap();
+    for file in ["metadata.json", "runs.csv"] {
+        std::fs::copy(a.join(file), slowed.join(file)).unwrap();
+    }
+    let mut reader = csv::Reader::from_path(a.join("repetitions.csv")).unwrap();
+    let mut writer = csv::Writer::from_path(slowed.join("repetitions.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let column = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (algorithm, total) = (column("algorithm"), column("total_ns"));
+    writer.write_record(&headers).unwrap();
+    for row in reader.records() {
+        let row = row.unwrap();
+        let mut fields: Vec<String> = row.iter().map(str::to_owned).collect();
+        if &row[algorithm] == "binary-heap" {
+            fields[total] = (row[total].parse::<u64>().unwrap() * 10).to_string();
+        }
+        writer.write_record(&fields).unwrap();
+    }
+    writer.flush().unwrap();
+    let out = timerbench(&[
+        "compare",
+        a.to_str().unwrap(),
+        slowed.to_str().unwrap(),
+        "--changes-only",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let flagged: Vec<&str> = stdout.lines().filter(|l| l.ends_with("slower")).collect();
+    assert_eq!(flagged.len(), 2, "binary-heap on both workloads: {stdout}");
+    assert!(
+        flagged.iter().all(|l| l.contains("binary-heap")),
+        "{stdout}"
+    );
+    assert!(stdout.contains(" 0 faster, 2 slower, "), "{stdout}");
+    let out = timerbench(&["compare", a.to_str().unwrap(), other.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("seed 7 in BASE, 8 in NEW"),
+        "{}",
+        stderr(&out)
+    );
     // Every exact algorithm fires the same timers at the same ticks. (An
     // inexact one is held to its own due ticks, so its checksum differs.)
     let exact: Vec<&str> = algorithms::registry::catalog()
