@@ -30,6 +30,7 @@ pub mod plan;
 pub mod replay;
 pub mod select;
 pub mod stats;
+pub mod summary;
 
 /// The default seed of `timerbench run` and of the micro-benchmarks. Nothing up
 /// our sleeves: the first hex digits of pi's fractional part.

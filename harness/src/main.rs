@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use algorithms::registry;
 use clap::{Parser, Subcommand, ValueEnum};
+use harness::summary;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use harness::bench::{self, Outcome, Prepared, Step};
@@ -456,8 +457,8 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     print_overhead(&overheads);
     if let Some((start, end)) = steal_at_start.zip(clock::steal_seconds()) {
         println!(
-            "CPU time the hypervisor took from this VM during the run (steal): {:.1} s of {:.0} s; \
-             a run with much steal is not one to compare absolute times with",
+            "CPU time the hypervisor took from this VM during the run (steal): {:.1} s of {:.0} s\n\
+             (a run with much steal is not one to compare absolute times with)",
             end - start,
             started.elapsed().as_secs_f64()
         );
@@ -478,7 +479,8 @@ fn print_contract_cost(rows: &Rows) {
     }
     println!();
     println!(
-        "What the contract costs: the contract row's median over the native row's (same structure, its own API), [95% interval]; = when the medians' intervals overlap:"
+        "What the contract costs: the contract row's median over the native row's (same structure, its own API),\n\
+         [95% interval]; = when the medians' intervals overlap:"
     );
     for cost in costs {
         let interval = cost
@@ -921,11 +923,21 @@ fn tape_facts(prepared: &Prepared) -> TapeFacts {
 /// floor under a cancel once a queue outgrows the caches.
 fn print_memory_latency(memory: &[MemoryLatency]) {
     println!();
-    print!("Dependent random load, ns (the cost of a miss; not subtracted):");
-    for probe in memory {
-        print!("  {} KiB {:.1}", probe.bytes >> 10, probe.ns_per_load);
+    let items: Vec<String> = memory
+        .iter()
+        .map(|probe| format!("{} KiB {:.1}", probe.bytes >> 10, probe.ns_per_load))
+        .collect();
+    print_wrapped(
+        "Dependent random load, ns (the cost of a miss; not subtracted): ",
+        &items,
+    );
+}
+
+/// Prints `items` after `lead`, wrapped to the summary's width.
+fn print_wrapped(lead: &str, items: &[String]) {
+    for line in summary::wrap(lead, items, ", ", summary::SUMMARY_WIDTH) {
+        println!("{line}");
     }
-    println!();
 }
 
 /// The seed of a workload's plan (and of its bootstrap resamples): the run's
@@ -941,90 +953,66 @@ fn workload_seed(seed: u64, workload: &str) -> u64 {
 /// Prints the replay loop's own cost per workload.
 fn print_overhead(overheads: &[ReplayOverhead]) {
     println!();
-    print!("Replay loop's own cost, ns per operation (in every figure above; not subtracted):");
-    for overhead in overheads {
-        print!("  {} {:.1}", overhead.workload, overhead.ns_per_op);
-    }
-    println!();
-}
-
-/// The verdict on one workload's headlines: the winner, or the tie.
-fn verdict(cells: &[&Headline]) -> String {
-    let tied: Vec<&str> = cells
+    println!("Replay loop's own cost, ns per operation (in every figure above; not subtracted):");
+    let items: Vec<String> = overheads
         .iter()
-        .filter(|h| h.tied_with_best)
-        .map(|h| h.algorithm.as_str())
+        .map(|overhead| format!("{} {:.1}", overhead.workload, overhead.ns_per_op))
         .collect();
-    match tied.as_slice() {
-        [] => "-".to_owned(),
-        [winner] => (*winner).to_owned(),
-        many => format!("tie within noise: {}", many.join(", ")),
-    }
+    print_wrapped("  ", &items);
 }
 
-/// Prints the all-in median (ns per insert, cancel or reschedule, advances
-/// included, whole passes) of every algorithm on every workload, with a `*`
-/// on the cells tied with the best and the verdict; then the empty slot
-/// visits.
+/// Prints, within [`summary::SUMMARY_WIDTH`] columns, per workload the
+/// fastest algorithm's all-in median (ns per insert, cancel or reschedule,
+/// advances included, whole passes), the algorithms tied with it, and the best
+/// crate and baseline with their ratio to it; then the empty slot visits of
+/// the algorithms that have any. Every cell is in the files and the report.
 fn print_summary(rows: &Rows, selection: &Selection, repeat: u32) {
-    let algorithms = &selection.algorithms;
-    let workload_width = selection
-        .workloads
-        .iter()
-        .map(|w| w.name().len())
-        .max()
-        .unwrap_or(8)
-        .max(8);
-    let column = algorithms.iter().map(String::len).max().unwrap_or(8).max(9);
-    let header = |last: &str| {
-        print!("{:workload_width$}", "workload");
-        for name in algorithms {
-            print!("  {name:>column$}");
-        }
-        println!("  {last}");
-    };
+    let catalog = registry::catalog();
     let headlines: Vec<Headline> = rows.headlines().collect();
     println!();
     println!(
-        "All-in median of {repeat} whole passes, ns per insert, cancel or reschedule (advances included); \
-         * = tied with the best (median intervals overlap):"
+        "All-in median of {repeat} whole passes, ns per insert, cancel or reschedule (advances included).\n\
+         Per workload: the fastest; how many tie with it (median intervals overlap); the best crate (driven through\n\
+         its own API) and the best baseline, as their median over the fastest's. Every cell: throughput.csv, the report.\n"
     );
-    header("verdict");
+    let mut lines = Vec::new();
     for source in &selection.workloads {
         let workload = source.name();
-        print!("{workload:workload_width$}");
         let cells: Vec<&Headline> = headlines
             .iter()
             .filter(|h| h.workload == workload)
             .collect();
-        for name in algorithms {
-            match cells.iter().find(|h| &h.algorithm == name) {
-                Some(h) => {
-                    let mark = if h.tied_with_best { "*" } else { " " };
-                    print!("  {:>width$.1}{mark}", h.summary.median, width = column - 1);
-                }
-                None => print!("  {:>column$}", "skipped"),
-            }
+        lines.push(summary::workload_line(workload, &cells, &catalog));
+    }
+    for line in summary::workload_table(&lines) {
+        println!("{line}");
+    }
+    let ties: Vec<&summary::WorkloadLine> = lines.iter().filter(|l| !l.tied.is_empty()).collect();
+    if !ties.is_empty() {
+        println!();
+        println!("Tied with the fastest (a tie is a tie: no winner is named between them):");
+        for line in ties {
+            print_wrapped(&format!("  {}: ", line.workload), &line.tied);
         }
-        println!("  {}", verdict(&cells));
     }
     println!();
-    println!("Empty slot visits (empty ticks) in the measured phase:");
-    header("");
+    println!("Empty slot visits (empty ticks) in the measured phase, where any:");
     for source in &selection.workloads {
         let workload = source.name();
-        print!("{workload:workload_width$}");
-        for name in algorithms {
-            let cell = match rows
-                .run_summaries()
-                .find(|(a, w, _, _)| a == name && *w == workload)
-            {
-                Some((_, _, "ok", Some(n))) => n.to_string(),
-                Some((_, _, "ok", None)) => "not counted".to_owned(),
-                _ => "skipped".to_owned(),
-            };
-            print!("  {cell:>column$}");
+        let items: Vec<String> = selection
+            .algorithms
+            .iter()
+            .filter_map(|name| {
+                rows.run_summaries()
+                    .find(|(a, w, _, _)| a == name && *w == workload)
+                    .and_then(|(_, _, status, visits)| match (status, visits) {
+                        ("ok", Some(n)) if n > 0 => Some(format!("{name} {n}")),
+                        _ => None,
+                    })
+            })
+            .collect();
+        if !items.is_empty() {
+            print_wrapped(&format!("  {workload}: "), &items);
         }
-        println!();
     }
 }

@@ -314,6 +314,12 @@ fn same_seed_gives_identical_counters_and_checksums() {
             out_dir.to_str().unwrap(),
         ]);
         assert!(out.status.success(), "{}", stderr(&out));
+        // The terminal summary fits a 120-column terminal, whatever the
+        // number of algorithms (every one of them here).
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let wide: Vec<&str> = stdout.lines().filter(|l| l.chars().count() > 120).collect();
+        assert!(wide.is_empty(), "lines over 120 characters: {wide:#?}");
+        assert!(stdout.contains("best crate (native)"), "{stdout}");
         assert_eq!(
             files_in(out_dir),
             [
