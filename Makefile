@@ -17,7 +17,7 @@ NEW ?=
 # Extra criterion flags for `make bench`, e.g. BENCH_ARGS=--noplot or BENCH_ARGS=--test.
 BENCH_ARGS ?=
 
-.PHONY: results report crosscheck counts compare bench test lint soak clean
+.PHONY: results report crosscheck counts compare docs bench test lint soak clean
 
 ## results: every algorithm on every built-in workload, into $(OUT)/ (release build).
 results:
@@ -38,11 +38,15 @@ compare:
 	@test -n "$(NEW)" || { echo "make compare: say which run to judge, e.g. make compare NEW=/tmp/mine (BASE defaults to results)" >&2; exit 2; }
 	$(CARGO) run --release --quiet -p harness --bin timerbench -- compare $(BASE) $(NEW) $(ARGS)
 
+## docs: rewrite README.md's algorithm tables from the registry (after adding or changing an algorithm; `make test` fails until they match).
+docs:
+	$(CARGO) run --quiet -p harness --bin timerbench -- docs --readme README.md
+
 ## report: SVG charts, index.html and REPORT.md from the files in $(OUT)/, into $(OUT)/report/ (runs no benchmark).
 report:
 	$(CARGO) run --quiet -p report --bin timerbench-report -- --results $(OUT)
 
-## bench: the criterion micro-benchmarks, every algorithm at a fixed pending N (about 7 minutes for 23 rows); report in target/criterion/report/index.html.
+## bench: the criterion micro-benchmarks, every algorithm at a fixed pending N (about 7 minutes with the default rows); report in target/criterion/report/index.html.
 bench:
 	$(CARGO) bench -p harness --bench timers -- $(BENCH_ARGS) $(FILTER)
 

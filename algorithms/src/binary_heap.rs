@@ -189,8 +189,7 @@ impl<P> IndexedBinaryHeap<P> {
 impl<P> Algorithm for IndexedBinaryHeap<P> {
     const NAME: &'static str = "binary-heap";
     const FAMILY: Family = Family::Seed;
-    const SUMMARY: &'static str =
-        "V&L scheme 3: binary min-heap with a position index, so cancel is a real O(log n) removal";
+    const SUMMARY: &'static str = "V&L 3: min-heap with a position index (real O(log n) cancel)";
 
     fn with_defaults() -> Self {
         Self::new()

@@ -352,8 +352,8 @@ impl<P> BitmapWheel<P> {
 impl<P> Algorithm for BitmapWheel<P> {
     const NAME: &'static str = "bitmap-wheel";
     const FAMILY: Family = Family::Modern;
-    const SUMMARY: &'static str = "tokio's timer wheel: 11 levels of 64 slots with a u64 occupancy \
-         bitmap each, clock jumps to the next occupied slot, lazy cascade";
+    const SUMMARY: &'static str = "tokio's wheel: 64-slot levels with a `u64` occupancy bitmap \
+         each, the clock jumps to the next occupied slot, lazy cascade";
 
     fn with_defaults() -> Self {
         Self::new()

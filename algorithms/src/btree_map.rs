@@ -113,8 +113,7 @@ impl<P> BTreeMapQueue<P> {
 impl<P> Algorithm for BTreeMapQueue<P> {
     const NAME: &'static str = "btree-map";
     const FAMILY: Family = Family::Baseline;
-    const SUMMARY: &'static str = "std BTreeMap keyed by (deadline, sequence) beside a slab; \
-         cancel removes the key, advance pops the first entries while due";
+    const SUMMARY: &'static str = "`std::collections::BTreeMap` keyed by (deadline, sequence)";
 
     fn with_defaults() -> Self {
         Self::new()
@@ -215,8 +214,8 @@ impl Algorithm for PlainBTreeSet {
     const NAME: &'static str = "btree-map-plain";
     const FAMILY: Family = Family::Baseline;
     const NATIVE_OF: Option<&'static str> = Some("btree-map");
-    const SUMMARY: &'static str = "std BTreeSet<(deadline, id)> with a deadline per id in the \
-         caller's record: cancel removes (deadline, id), no slab";
+    const SUMMARY: &'static str = "the same map written the shortest way, driven natively: \
+         `BTreeSet<(deadline, id)>`, the current deadline per id in the caller's record";
 
     fn with_defaults() -> Self {
         Self::default()

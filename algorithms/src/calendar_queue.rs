@@ -602,8 +602,8 @@ impl<P> CalendarQueue<P> {
 impl<P> Algorithm for CalendarQueue<P> {
     const NAME: &'static str = "calendar-queue";
     const FAMILY: Family = Family::Modern;
-    const SUMMARY: &'static str = "Brown's calendar queue (CACM 1988): a year of day buckets, each sorted, \
-         doubled or halved with the population, width re-estimated from the next timers";
+    const SUMMARY: &'static str = "Brown's calendar queue (1988): sorted day buckets, resized \
+         with the population";
 
     fn with_defaults() -> Self {
         Self::new()

@@ -436,8 +436,8 @@ impl<P> HierarchicalWheel<P> {
 impl<P> Algorithm for HierarchicalWheel<P> {
     const NAME: &'static str = "hierarchical-wheel";
     const FAMILY: Family = Family::Seed;
-    const SUMMARY: &'static str = "V&L scheme 7 as in Kafka: levels of 20 buckets created on demand, \
-         buckets (not timers) in a DelayQueue heap, clock jumps from bucket to bucket";
+    const SUMMARY: &'static str = "Kafka's `TimingWheel`: 20-slot levels created on demand, \
+         driven by a DelayQueue of buckets";
 
     fn with_defaults() -> Self {
         Self::new()

@@ -197,6 +197,22 @@ impl Family {
         Family::Crate,
     ];
 
+    /// The heading of the family's table in the README's algorithm list.
+    pub fn heading(self) -> &'static str {
+        match self {
+            Family::Seed => {
+                "**Seed schemes** (the textbook designs and the systems that made them famous)"
+            }
+            Family::Modern => "**Modern designs** (what came after)",
+            Family::Baseline => {
+                "**Standard-library baselines** (what a Rust user writes without a timer library)"
+            }
+            Family::Crate => {
+                "**Off-the-shelf crates** (each behind an adapter, and through its own API as a `-native` row)"
+            }
+        }
+    }
+
     /// The lowercase name used in results and reports.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -362,9 +362,9 @@ impl<P> LinuxWheel<P> {
 impl<P> Algorithm for LinuxWheel<P> {
     const NAME: &'static str = "linux-wheel";
     const FAMILY: Family = Family::Modern;
-    const SUMMARY: &'static str = "Linux's timer wheel since 4.8: levels of 64 buckets, each 8x coarser, \
-         a timer placed once and rounded up (late by < 12.7% of its delay, never cascaded), \
-         bitmaps find the next expiry";
+    const SUMMARY: &'static str = "Linux's wheel since 4.8: 20 levels of 64 buckets, each 8x \
+         coarser; a timer placed once, rounded up, never cascaded. Inexact: fires up to `8^n - \
+         1` ticks late in level `n` (under 12.7% of the delay)";
     const EXACT: bool = false;
 
     fn due_at(now: Tick, deadline: Tick) -> Tick {

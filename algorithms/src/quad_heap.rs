@@ -262,8 +262,8 @@ impl<P> QuadHeap<P> {
 impl<P> Algorithm for QuadHeap<P> {
     const NAME: &'static str = "4-ary-heap";
     const FAMILY: Family = Family::Modern;
-    const SUMMARY: &'static str = "Go runtime's timer heap: 4-ary min-heap, cancel marks dead in O(1), \
-         compaction when more than a quarter is dead";
+    const SUMMARY: &'static str = "Go runtime's timer heap: 4-ary, cancel marks dead, \
+         compaction past a quarter dead";
 
     fn with_defaults() -> Self {
         Self::new()

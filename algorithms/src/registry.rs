@@ -112,6 +112,26 @@ pub struct AlgorithmInfo {
     pub params: String,
     /// [`Algorithm::NATIVE_OF`]: for a native row, its contract row.
     pub native_of: Option<&'static str>,
+    /// The source file that implements it, relative to the workspace root
+    /// (from its type's path: see [`source_file`]).
+    pub source: String,
+}
+
+/// The source file of a type of this crate, relative to the workspace root,
+/// from its [`std::any::type_name`]: `algorithms::a::b::Type<P>` is
+/// `algorithms/src/a/b.rs`. Every algorithm lives in a file of its own module
+/// (one algorithm per file), so its type's module path names the file.
+pub fn source_file(type_name: &str) -> String {
+    let path = type_name.split('<').next().unwrap_or(type_name);
+    let mut segments: Vec<&str> = path.split("::").collect();
+    segments.pop();
+    match segments.split_first() {
+        Some((krate, modules)) if !modules.is_empty() => {
+            format!("{krate}/src/{}.rs", modules.join("/"))
+        }
+        Some((krate, _)) => format!("{krate}/src/lib.rs"),
+        None => String::new(),
+    }
 }
 
 /// Every registered row, in [`for_each_row`]'s order: the contract algorithms,
@@ -128,6 +148,7 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
                 counts_work: Q::COUNTS_WORK,
                 params: Q::with_defaults().params(),
                 native_of: Q::NATIVE_OF,
+                source: source_file(std::any::type_name::<Q>()),
             });
         }
     }
@@ -139,6 +160,34 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_type_path_names_its_file() {
+        assert_eq!(
+            source_file("algorithms::sweep_wheel::SweepWheel<u64>"),
+            "algorithms/src/sweep_wheel.rs"
+        );
+        assert_eq!(
+            source_file("algorithms::adapters::nexus_timer::NexusTimerNative"),
+            "algorithms/src/adapters/nexus_timer.rs"
+        );
+        assert_eq!(source_file("algorithms::Top"), "algorithms/src/lib.rs");
+    }
+
+    #[test]
+    fn every_source_file_exists() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("the workspace root");
+        for info in catalog() {
+            assert!(
+                root.join(&info.source).is_file(),
+                "{}: {} is not a file",
+                info.name,
+                info.source
+            );
+        }
+    }
 
     #[test]
     fn names_are_unique_and_command_line_friendly() {

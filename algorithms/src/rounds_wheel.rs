@@ -340,8 +340,8 @@ impl<P> RoundsWheel<P> {
 impl<P> Algorithm for RoundsWheel<P> {
     const NAME: &'static str = "rounds-wheel";
     const FAMILY: Family = Family::Seed;
-    const SUMMARY: &'static str = "V&L scheme 6 (Netty HashedWheelTimer): one hashed wheel of \
-         unsorted slots, ticked every tick, entries counting down remaining rounds";
+    const SUMMARY: &'static str = "V&L 6, Netty's `HashedWheelTimer`: 512 unsorted slots, \
+         rounds per timer, ticked";
 
     fn with_defaults() -> Self {
         Self::default()

@@ -136,8 +136,8 @@ fn walk_from_tail(head: Tick, tail: Tick, deadline: Tick) -> bool {
 impl<P> Algorithm for SortedList<P> {
     const NAME: &'static str = "sorted-list";
     const FAMILY: Family = Family::Seed;
-    const SUMMARY: &'static str =
-        "V&L scheme 2: one doubly-linked list sorted by deadline, walked from the nearer end";
+    const SUMMARY: &'static str = "Varghese & Lauck 2: doubly-linked list sorted by deadline, \
+         walked from the nearer end";
     /// At 20,000 pending timers with random deadlines an insert walks about 5,000
     /// entries; beyond that one workload would take minutes per pass.
     const PENDING_LIMIT: usize = 20_000;

@@ -133,8 +133,8 @@ impl<P> StdBinaryHeap<P> {
 impl<P> Algorithm for StdBinaryHeap<P> {
     const NAME: &'static str = "std-binary-heap";
     const FAMILY: Family = Family::Baseline;
-    const SUMMARY: &'static str = "std BinaryHeap<Reverse<(deadline, handle)>> beside a slab; \
-         cancel and reschedule leave a tombstone, dropped when it reaches the top";
+    const SUMMARY: &'static str = "`std::collections::BinaryHeap` beside a slab, lazy \
+         cancellation by tombstone";
 
     fn with_defaults() -> Self {
         Self::new()
@@ -228,8 +228,9 @@ impl Algorithm for PlainBinaryHeap {
     const NAME: &'static str = "std-binary-heap-plain";
     const FAMILY: Family = Family::Baseline;
     const NATIVE_OF: Option<&'static str> = Some("std-binary-heap");
-    const SUMMARY: &'static str = "std BinaryHeap<Reverse<(deadline, id)>> with a deadline per id \
-         in the caller's record: lazy cancel, no slab, no generations";
+    const SUMMARY: &'static str = "the same heap written the shortest way, driven natively: \
+         `BinaryHeap<Reverse<(deadline, id)>>`, the current deadline per id in the caller's \
+         record, lazy cancel by one store, no slab, no generations";
 
     fn with_defaults() -> Self {
         Self::default()

@@ -607,9 +607,10 @@ impl<P> SweepWheel<P> {
 impl<P> Algorithm for SweepWheel<P> {
     const NAME: &'static str = "sweep-wheel";
     const FAMILY: Family = Family::Modern;
-    const SUMMARY: &'static str = "tokio's bitmap wheel with vector slots of 8-byte handles: a \
-         cancel bumps a generation, stale handles are swept when their slot is taken, a later \
-         reschedule is one store";
+    const SUMMARY: &'static str = "designed here: tokio's bitmap wheel with a 1,024-slot level \
+         0, slots as vectors of 8-byte handles, a cancel that bumps a generation (stale handles \
+         swept when their slot is taken), a later reschedule in one store, the earliest slot's \
+         smallest deadline as next expiry";
 
     fn with_defaults() -> Self {
         Self::new()

@@ -387,8 +387,8 @@ impl<P> TickedHierarchicalWheel<P> {
 impl<P> Algorithm for TickedHierarchicalWheel<P> {
     const NAME: &'static str = "ticked-hierarchical-wheel";
     const FAMILY: Family = Family::Seed;
-    const SUMMARY: &'static str = "V&L scheme 7 as a water meter: 11 levels of 64 slots, level 0 \
-         visited every tick, a level's slot cascaded down when the level below wraps";
+    const SUMMARY: &'static str = "V&L 7 as a \"water meter\": 11 levels of 64 slots, every \
+         tick visited, cascade when a level wraps (what Kafka's DelayQueue saves)";
 
     fn with_defaults() -> Self {
         Self::new()

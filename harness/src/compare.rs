@@ -194,6 +194,9 @@ pub const NOISE_THRESHOLD: f64 = 0.05;
 /// bootstrap over one or two values is no interval.
 pub const MIN_REPETITIONS: usize = 3;
 
+/// Cells a comparison needs before it names a shift common to all of them.
+pub const MIN_CELLS_FOR_SHIFT: usize = 8;
+
 /// Steal time (seconds the hypervisor gave this guest's CPUs to others) above
 /// which a run is said to have shared its CPUs.
 const STEAL_WARNING_SECONDS: f64 = 1.0;
@@ -264,6 +267,13 @@ pub struct Comparison {
     /// Every cell measured in both, by workload (in BASE's order), then
     /// algorithm (in BASE's order).
     pub changes: Vec<Change>,
+    /// The median of every cell's ratio (with at least [`MIN_CELLS_FOR_SHIFT`]
+    /// cells): the shift common to the whole run, which a change of the
+    /// machine (its clock, its neighbours) gives and a change of one design
+    /// does not.
+    pub shift: Option<f64>,
+    /// Whether each ratio was divided by [`Comparison::shift`] (`--normalise`).
+    pub normalised: bool,
     /// Cells measured in BASE only (`algorithm on workload`).
     pub only_base: Vec<String>,
     /// Cells measured in NEW only.
@@ -353,7 +363,7 @@ fn describe(shape: &Shape) -> String {
 
 /// Compares NEW with BASE, two results directories, with a noise band of
 /// `noise` (a fraction, `0 <= noise < 1`).
-pub fn compare(base: &Path, new: &Path, noise: f64) -> Result<Comparison> {
+pub fn compare(base: &Path, new: &Path, noise: f64, normalise: bool) -> Result<Comparison> {
     if !(0.0..1.0).contains(&noise) {
         bail!(
             "--noise {noise}: the noise band is a fraction from 0 (inclusive) to 1, such as 0.05"
@@ -448,6 +458,7 @@ pub fn compare(base: &Path, new: &Path, noise: f64) -> Result<Comparison> {
             });
         }
     }
+    judge_shift(&mut comparison, noise, normalise);
     let cell = |(algorithm, workload): &(String, String)| format!("{algorithm} on {workload}");
     comparison.only_base = base_times
         .keys()
@@ -460,6 +471,48 @@ pub fn compare(base: &Path, new: &Path, noise: f64) -> Result<Comparison> {
         .map(cell)
         .collect();
     Ok(comparison)
+}
+
+/// Finds the shift common to every cell (the median ratio) and either warns
+/// of it, when it lies outside the noise band, or (`normalise`) divides every
+/// ratio and interval by it and judges each cell again, so that a design is
+/// judged against the run rather than against the machine's day.
+fn judge_shift(comparison: &mut Comparison, noise: f64, normalise: bool) {
+    let ratios: Vec<f64> = comparison.changes.iter().map(|c| c.ratio).collect();
+    if ratios.len() < MIN_CELLS_FOR_SHIFT {
+        if normalise {
+            comparison.warnings.push(format!(
+                "--normalise needs at least {MIN_CELLS_FOR_SHIFT} cells measured in both runs; \
+                 the ratios are shown as measured"
+            ));
+        }
+        return;
+    }
+    let Some(shift) = stats::summarise(&ratios).map(|s| s.median) else {
+        return;
+    };
+    comparison.shift = Some(shift);
+    if normalise {
+        comparison.normalised = true;
+        for change in &mut comparison.changes {
+            change.ratio /= shift;
+            change.interval = change
+                .interval
+                .map(|(low, high)| (low / shift, high / shift));
+            if let Some(interval) = change.interval {
+                change.verdict = verdict(interval, noise);
+            }
+        }
+        comparison.notes.push(format!(
+            "every ratio is divided by the median cell's, {shift:.3}x: each cell is judged against the run's common shift"
+        ));
+    } else if (shift - 1.0).abs() > noise {
+        comparison.warnings.push(format!(
+            "the median cell moved {shift:.2}x: a shift common to the whole run comes from the machine \
+             (its clock, its neighbours), not from one design; compare runs made back to back, or add \
+             --normalise to judge each cell against it"
+        ));
+    }
 }
 
 /// The notes and warnings on how the two runs were made.
@@ -642,7 +695,7 @@ mod tests {
             ],
         }
         .write(&new);
-        let comparison = compare(&base, &new, NOISE_THRESHOLD).unwrap();
+        let comparison = compare(&base, &new, NOISE_THRESHOLD, false).unwrap();
         let verdicts: Vec<(&str, Verdict)> = comparison
             .changes
             .iter()
@@ -668,9 +721,9 @@ mod tests {
         assert_eq!(comparison.warnings.len(), 1, "{:?}", comparison.warnings);
         assert!(comparison.warnings[0].contains("different machines"));
         // Without a noise band, a 3% drift with this little spread is a change.
-        let strict = compare(&base, &new, 0.0).unwrap();
+        let strict = compare(&base, &new, 0.0, false).unwrap();
         assert_eq!(strict.changes[3].verdict, Verdict::Slower);
-        let error = compare(&base, &new, 1.5).unwrap_err().to_string();
+        let error = compare(&base, &new, 1.5, false).unwrap_err().to_string();
         assert!(error.contains("--noise 1.5"), "{error}");
     }
 
@@ -696,17 +749,63 @@ mod tests {
             .unwrap()
             .replace(",100,60,", ",101,61,");
         std::fs::write(&runs, text).unwrap();
-        let error = compare(&base, &other_seed, NOISE_THRESHOLD)
+        let error = compare(&base, &other_seed, NOISE_THRESHOLD, false)
             .unwrap_err()
             .to_string();
         assert!(
             error.contains("not comparable") && error.contains("seed 7 in BASE, 8 in NEW"),
             "{error}"
         );
-        let error = compare(&base, &other_tape, NOISE_THRESHOLD)
+        let error = compare(&base, &other_tape, NOISE_THRESHOLD, false)
             .unwrap_err()
             .to_string();
         assert!(error.contains("workload w is not the same"), "{error}");
         assert!(error.contains("101 measured operations"), "{error}");
+    }
+
+    #[test]
+    fn a_shift_common_to_every_cell_is_named_and_can_be_divided_out() {
+        let scratch = Scratch::new("shift");
+        let (base, new) = (scratch.0.join("base"), scratch.0.join("new"));
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
+        let spread = |ns: u64| vec![ns, ns + 1, ns - 1, ns, ns + 1];
+        let run = |scale: &dyn Fn(usize) -> u64| Run {
+            seed: 7,
+            cpu: "one CPU",
+            commit: "aaa",
+            cells: names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| (*name, "w", spread(scale(i))))
+                .collect(),
+        };
+        run(&|_| 100).write(&base);
+        // The whole machine 10% slower, and `a` 60% slower.
+        run(&|i| if i == 0 { 160 } else { 110 }).write(&new);
+        let raw = compare(&base, &new, NOISE_THRESHOLD, false).unwrap();
+        assert_eq!(raw.count(Verdict::Slower), 10);
+        assert_eq!(raw.shift, Some(1.1));
+        assert!(
+            raw.warnings
+                .iter()
+                .any(|w| w.contains("the median cell moved 1.10x")),
+            "{:?}",
+            raw.warnings
+        );
+        let normalised = compare(&base, &new, NOISE_THRESHOLD, true).unwrap();
+        let slower: Vec<&str> = normalised
+            .changes
+            .iter()
+            .filter(|c| c.verdict == Verdict::Slower)
+            .map(|c| c.algorithm.as_str())
+            .collect();
+        assert_eq!(slower, ["a"]);
+        assert_eq!(normalised.count(Verdict::NoChange), 9);
+        assert!((normalised.changes[0].ratio - 160.0 / 110.0).abs() < 1e-9);
+        assert!(
+            normalised.notes.iter().any(|n| n.contains("1.100x")),
+            "{:?}",
+            normalised.notes
+        );
     }
 }

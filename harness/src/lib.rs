@@ -20,6 +20,7 @@ pub mod bench;
 pub mod clock;
 pub mod compare;
 pub mod counts;
+pub mod docs;
 pub mod lead;
 pub mod memory;
 pub mod metadata;

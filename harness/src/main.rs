@@ -78,6 +78,24 @@ enum Command {
         /// Print only the cells that changed (and the summary).
         #[arg(long)]
         changes_only: bool,
+        /// Divide every ratio by the median cell's before judging it: for
+        /// runs made hours apart, when the machine itself got faster or
+        /// slower (a shift common to every cell), so that each design is
+        /// judged against the run.
+        #[arg(long)]
+        normalise: bool,
+    },
+    /// Rewrite the README's algorithm tables from the registry (each row's
+    /// summary, parameters and source file, and the count of rows), between
+    /// its `<!-- algorithms: ... -->` markers. `--check` changes nothing and
+    /// fails when the README is out of date.
+    Docs {
+        /// The README to update.
+        #[arg(long, default_value = "README.md")]
+        readme: PathBuf,
+        /// Only check: exit 1 when the README's tables differ from the registry.
+        #[arg(long)]
+        check: bool,
     },
     /// How far one algorithm leads its rivals in a recorded run: per workload,
     /// the best native crate's, the best baseline's and the next exact
@@ -291,12 +309,14 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Crosscheck(args) => crosscheck(args),
         Command::Agreement { base, new } => agreement(&base, &new),
+        Command::Docs { readme, check } => docs(&readme, check),
         Command::Compare {
             base,
             new,
             noise,
             changes_only,
-        } => compare(&base, &new, noise, changes_only),
+            normalise,
+        } => compare(&base, &new, noise, changes_only, normalise),
         Command::Lead { results, row } => lead(&results, &row),
         Command::Counts(args) => counts(args),
         Command::CountCell(args) => count_cell(args),
@@ -525,17 +545,42 @@ fn agreement(base: &std::path::Path, new: &std::path::Path) -> Result<(), Failur
     Ok(())
 }
 
+/// `timerbench docs`: the README's algorithm tables from the registry.
+fn docs(readme: &std::path::Path, check: bool) -> Result<(), Failure> {
+    let catalog = registry::catalog();
+    if check {
+        let current = harness::docs::readme_is_current(readme, &catalog).map_err(Failure::Input)?;
+        if !current {
+            return Err(Failure::Run(anyhow::anyhow!(
+                "{}'s algorithm tables differ from the registry: run `make docs`",
+                readme.display()
+            )));
+        }
+        println!("{} is up to date", readme.display());
+        return Ok(());
+    }
+    let changed = harness::docs::update_readme(readme, &catalog).map_err(Failure::Input)?;
+    println!(
+        "{} {}",
+        readme.display(),
+        if changed { "updated" } else { "was up to date" }
+    );
+    Ok(())
+}
+
 /// `timerbench compare`: NEW against BASE, cell by cell, with verdicts.
 fn compare(
     base: &std::path::Path,
     new: &std::path::Path,
     noise: f64,
     changes_only: bool,
+    normalise: bool,
 ) -> Result<(), Failure> {
     use harness::compare::Verdict;
     use std::fmt::Write as _;
     use std::io::Write as _;
-    let comparison = harness::compare::compare(base, new, noise).map_err(Failure::Input)?;
+    let comparison =
+        harness::compare::compare(base, new, noise, normalise).map_err(Failure::Input)?;
     let mut text = format!(
         "{} against {}: NEW's median over BASE's (below 1: NEW is faster), 95% bootstrap interval; noise band ±{:.0}%\n",
         new.display(),

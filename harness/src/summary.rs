@@ -193,6 +193,7 @@ mod tests {
             counts_work: true,
             params: String::new(),
             native_of,
+            source: String::new(),
         }
     }
 

@@ -229,8 +229,10 @@ impl<P> Algorithm for HashWheelTimer<P> {
     const FAMILY: Family = Family::Crate;
     // The crate counts no slot visits, cascades or scans.
     const COUNTS_WORK: bool = false;
-    const SUMMARY: &'static str = "crate hierarchical_hash_wheel_timer 1.4.0: ticked 4x256 wheel, \
-         Rc entries, cancel by id in a hash map (lazy: dead entries pruned when reached)";
+    const SUMMARY: &'static str = "`hierarchical_hash_wheel_timer` 1.4.0 (feature \
+         `crate-hash-wheel-timer`): ticked 4 x 256-slot wheel over a `u32` cycle; `Rc` entries, \
+         cancel by id in a hash map (lazy: dead entries stay until reached), an allocation per \
+         insert. Needs Rust 1.94.1";
 
     fn with_defaults() -> Self {
         Self::new()
@@ -387,8 +389,11 @@ impl Algorithm for HashWheelTimerNative {
     const COUNTS_WORK: bool = false;
     const NATIVE_OF: Option<&'static str> = Some("hash-wheel-timer");
     const DELAY_LIMIT: Tick = MAX_DELAY;
-    const SUMMARY: &'static str = "crate hierarchical_hash_wheel_timer 1.4.0 through its own API: \
-         Rc entries keyed by the timer's id, cancel(&id), can_skip/skip/tick; no adapter";
+    const SUMMARY: &'static str = "`hierarchical_hash_wheel_timer` 1.4.0 through its own API: \
+         `insert_ref_with_delay(Rc::new(entry { id }), delay)`, `cancel(&id)` (the caller keeps \
+         only the id), a reschedule as cancel then insert, `can_skip`/`skip`/`tick`; a zero \
+         delay (refused by the crate) waits in a short list for the next advance; delays up to \
+         about 49.5 days (it skips `far-future`)";
 
     fn with_defaults() -> Self {
         Self {

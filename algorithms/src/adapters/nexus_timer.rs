@@ -195,8 +195,9 @@ impl<P: 'static> Algorithm for NexusTimer<P> {
     // The crate counts no slot visits, cascades or scans.
     const COUNTS_WORK: bool = false;
     const CLOCK_EPOCH: bool = true;
-    const SUMMARY: &'static str = "crate nexus-timer 1.5.0: hierarchical wheel (64 slots, 8x levels) \
-         with exact deadlines, rebalanced down on poll; adapter sorts each batch";
+    const SUMMARY: &'static str = "`nexus-timer` 1.5.0 (feature `crate-nexus-timer`): \
+         hierarchical wheel (64 slots, 8x levels) keeping exact deadlines, rebalanced on poll; \
+         the adapter sorts each batch (the crate fires in slot order). Needs Rust 1.94";
 
     fn with_defaults() -> Self {
         Self::new()
@@ -331,8 +332,11 @@ impl Algorithm for NexusTimerNative {
     const CLOCK_EPOCH: bool = true;
     const NATIVE_OF: Option<&'static str> = Some("nexus-timer");
     const TICK_LIMIT: Tick = HORIZON - 1;
-    const SUMMARY: &'static str = "crate nexus-timer 1.5.0 through its own API: TimerHandles kept \
-         by the caller, poll_and_rebalance, free per fired timer; no adapter";
+    const SUMMARY: &'static str = "`nexus-timer` 1.5.0 through its own API: \
+         `Wheel::schedule(origin + deadline ms, id)`, the `TimerHandle` kept by the caller \
+         (`Option`, per timer), `cancel(handle)`, `reschedule(handle, at)`, \
+         `poll_and_rebalance(origin + now ms, buf)` then `free` of each fired timer's handle, \
+         `next_deadline()` once per wakeup; no arena, no sort";
 
     fn with_defaults() -> Self {
         let epoch = Instant::now();

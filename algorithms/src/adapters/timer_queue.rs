@@ -130,8 +130,9 @@ impl<P> Algorithm for TimerQueueCrate<P> {
     const FAMILY: Family = Family::Crate;
     // The crate counts no slot visits, cascades or scans.
     const COUNTS_WORK: bool = false;
-    const SUMMARY: &'static str = "crate timer-queue 0.1.1: hierarchical wheel (11 levels x 64 slots) \
-         over all of u64 on a slab, exact, one timer per poll";
+    const SUMMARY: &'static str = "`timer-queue` 0.1.1 (feature `crate-timer-queue`): 11 levels \
+         x 64 slots over all of `u64`, one timer per `poll`; shrinks its slab after removals, \
+         so it allocates in steady state";
 
     fn with_defaults() -> Self {
         Self::new()
@@ -215,8 +216,9 @@ impl Algorithm for TimerQueueCrateNative {
     const FAMILY: Family = Family::Crate;
     const COUNTS_WORK: bool = false;
     const NATIVE_OF: Option<&'static str> = Some("timer-queue");
-    const SUMMARY: &'static str = "crate timer-queue 0.1.1 through its own API: Timer keys kept by \
-         the caller, poll until None, next_timeout per wakeup; no adapter";
+    const SUMMARY: &'static str = "`timer-queue` 0.1.1 through its own API: `insert(deadline, \
+         id)`, the `Timer` key kept by the caller (`Option`), `remove(timer)`, `reset(timer, \
+         deadline)`, `poll(now)` until `None`, `next_timeout()` once per wakeup";
 
     fn with_defaults() -> Self {
         Self::default()

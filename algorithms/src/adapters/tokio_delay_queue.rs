@@ -336,8 +336,10 @@ impl<P> Algorithm for TokioDelayQueue<P> {
     // The crate counts no slot visits, cascades or scans.
     const COUNTS_WORK: bool = false;
     const CLOCK_EPOCH: bool = true;
-    const SUMMARY: &'static str = "crate tokio-util 0.7.20 DelayQueue (tokio's 6x64 wheel) on a paused \
-         tokio 1.54.1 current-thread runtime; cost includes the runtime's time driver";
+    const SUMMARY: &'static str = "`tokio-util` 0.7.20 `DelayQueue` on `tokio` 1.54.1 (feature \
+         `crate-tokio`): tokio's 6x64 wheel on a paused current-thread runtime advanced in \
+         virtual time: its cost includes the runtime's (a `block_on` and a time-driver turn per \
+         advance, a context entry per operation, a boxed `Sleep` per wheel poll)";
 
     fn with_defaults() -> Self {
         Self::new()
@@ -512,8 +514,10 @@ impl Algorithm for TokioDelayQueueNative {
     const CLOCK_EPOCH: bool = true;
     const NATIVE_OF: Option<&'static str> = Some("tokio-delay-queue");
     const TICK_LIMIT: Tick = REACH;
-    const SUMMARY: &'static str = "crate tokio-util 0.7.20 DelayQueue through its own API on a paused \
-         tokio 1.54.1 runtime: Keys kept by the caller, poll_expired until Pending; no adapter";
+    const SUMMARY: &'static str = "`tokio-util` 0.7.20 `DelayQueue` through its own API, on the \
+         same paused runtime: `insert_at(id, at)`, the `Key` kept by the caller (`Option`), \
+         `remove(&key)`, `reset_at(&key, at)`, `tokio::time::advance` then `poll_expired` until \
+         `Pending`; the same next-slot bound as the adapter; ticks up to about 2.1 years";
 
     fn with_defaults() -> Self {
         let runtime = tokio::runtime::Builder::new_current_thread()

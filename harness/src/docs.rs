@@ -1,0 +1,185 @@
+//! The README's algorithm tables, generated from the registry (`make docs`,
+//! `timerbench docs`), so that adding an algorithm cannot leave them behind.
+//!
+//! The README holds the generated text between [`BEGIN_MARKER`] and
+//! [`END_MARKER`]: a line counting the rows by family, then one table per
+//! family ([`Family::heading`]) with each row's name, what it is (its
+//! [`Algorithm::SUMMARY`](algorithms::Algorithm::SUMMARY)), its default
+//! parameters and its source file. `harness/tests/docs.rs` fails when the
+//! README's block differs from what [`algorithm_tables`] makes now.
+
+use std::path::Path;
+
+use algorithms::Family;
+use algorithms::registry::AlgorithmInfo;
+use anyhow::{Context, Result, bail};
+
+/// The line that opens the generated block in the README.
+pub const BEGIN_MARKER: &str = "<!-- algorithms: generated from the registry by `make docs`; edit each algorithm's SUMMARY, not this table -->";
+/// The line that closes it.
+pub const END_MARKER: &str = "<!-- algorithms: end -->";
+
+/// The generated block, markers included, for the rows of `catalog`.
+pub fn algorithm_tables(catalog: &[AlgorithmInfo]) -> String {
+    let mut text = format!("{BEGIN_MARKER}\n{}\n", row_count(catalog));
+    for family in Family::ALL {
+        let rows: Vec<&AlgorithmInfo> = catalog.iter().filter(|a| a.family == family).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        text += &format!(
+            "\n{}:\n\n| algorithm | what it is | parameters | module |\n|---|---|---|---|\n",
+            family.heading()
+        );
+        for info in rows {
+            text += &format!(
+                "| `{}` | {} | `{}` | `{}` |\n",
+                info.name,
+                cell(info.summary),
+                cell(&info.params),
+                info.source
+            );
+        }
+    }
+    text + END_MARKER
+}
+
+/// The sentence that counts the rows, by family and native rows, and names
+/// the inexact ones.
+pub fn row_count(catalog: &[AlgorithmInfo]) -> String {
+    let parts: Vec<String> = Family::ALL
+        .iter()
+        .filter_map(|family| {
+            let rows: Vec<&AlgorithmInfo> =
+                catalog.iter().filter(|a| a.family == *family).collect();
+            let native = rows.iter().filter(|a| a.native_of.is_some()).count();
+            match (rows.len(), native) {
+                (0, _) => None,
+                (n, 0) => Some(format!("{n} {}", family.as_str())),
+                (n, native) => Some(format!("{n} {} ({native} of them native)", family.as_str())),
+            }
+        })
+        .collect();
+    let inexact: Vec<String> = catalog
+        .iter()
+        .filter(|a| !a.exact)
+        .map(|a| format!("`{}`", a.name))
+        .collect();
+    let exactness = if inexact.is_empty() {
+        "all exact".to_owned()
+    } else {
+        format!("all exact but {}", inexact.join(", "))
+    };
+    format!(
+        "{} rows with the default features: {}; {exactness}.",
+        catalog.len(),
+        parts.join(", ")
+    )
+}
+
+/// Text made safe for one Markdown table cell: a `|` would end the cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+/// `readme` with its generated block replaced by `block`; an error when the
+/// markers are missing, out of order or repeated.
+pub fn replace_block(readme: &str, block: &str) -> Result<String> {
+    let begins: Vec<usize> = readme.match_indices(BEGIN_MARKER).map(|(i, _)| i).collect();
+    let ends: Vec<usize> = readme.match_indices(END_MARKER).map(|(i, _)| i).collect();
+    match (begins.as_slice(), ends.as_slice()) {
+        ([begin], [end]) if begin < end => Ok(format!(
+            "{}{block}{}",
+            &readme[..*begin],
+            &readme[end + END_MARKER.len()..]
+        )),
+        _ => bail!(
+            "the README needs exactly one `{BEGIN_MARKER}` line followed by one `{END_MARKER}` line \
+             (found {} and {})",
+            begins.len(),
+            ends.len()
+        ),
+    }
+}
+
+/// The README at `path` as it is, and as it should be with the registry's
+/// tables.
+fn current_and_expected(path: &Path, catalog: &[AlgorithmInfo]) -> Result<(String, String)> {
+    let readme =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let expected = replace_block(&readme, &algorithm_tables(catalog))
+        .with_context(|| path.display().to_string())?;
+    Ok((readme, expected))
+}
+
+/// Whether the README at `path` has the registry's tables.
+pub fn readme_is_current(path: &Path, catalog: &[AlgorithmInfo]) -> Result<bool> {
+    let (readme, expected) = current_and_expected(path, catalog)?;
+    Ok(readme == expected)
+}
+
+/// Rewrites the generated block of the README at `path` (atomically: a
+/// temporary file renamed over it); returns whether it changed.
+pub fn update_readme(path: &Path, catalog: &[AlgorithmInfo]) -> Result<bool> {
+    let (readme, updated) = current_and_expected(path, catalog)?;
+    if updated == readme {
+        return Ok(false);
+    }
+    let temporary = path.with_extension(format!("md.tmp-{}", std::process::id()));
+    std::fs::write(&temporary, &updated)
+        .with_context(|| format!("cannot write {}", temporary.display()))?;
+    std::fs::rename(&temporary, path)
+        .with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(name: &'static str, family: Family, native_of: Option<&'static str>) -> AlgorithmInfo {
+        AlgorithmInfo {
+            name,
+            summary: "a | b",
+            family,
+            exact: true,
+            counts_work: true,
+            params: "slots=8".to_owned(),
+            native_of,
+            source: format!("algorithms/src/{name}.rs"),
+        }
+    }
+
+    #[test]
+    fn the_block_counts_and_tables_every_family_that_has_rows() {
+        let catalog = [
+            info("wheel", Family::Modern, None),
+            info("crate", Family::Crate, None),
+            info("crate-native", Family::Crate, Some("crate")),
+        ];
+        let block = algorithm_tables(&catalog);
+        assert!(block.starts_with(BEGIN_MARKER) && block.ends_with(END_MARKER));
+        assert!(
+            block.contains(
+                "3 rows with the default features: 1 modern, 2 crate (1 of them native); all exact."
+            ),
+            "{block}"
+        );
+        assert!(!block.contains("Seed schemes"), "{block}");
+        assert!(
+            block.contains("| `wheel` | a \\| b | `slots=8` | `algorithms/src/wheel.rs` |"),
+            "{block}"
+        );
+    }
+
+    #[test]
+    fn the_block_is_replaced_between_its_markers_only() {
+        let readme = format!("intro\n{BEGIN_MARKER}\nold\n{END_MARKER}\nrest\n");
+        let replaced = replace_block(&readme, "NEW").unwrap();
+        assert_eq!(replaced, "intro\nNEW\nrest\n");
+        assert!(replace_block("no markers", "NEW").is_err());
+        let twice = format!("{readme}{BEGIN_MARKER}\n");
+        let error = replace_block(&twice, "NEW").unwrap_err().to_string();
+        assert!(error.contains("found 2 and 1"), "{error}");
+    }
+}
