@@ -194,6 +194,63 @@ pub const NOISE_THRESHOLD: f64 = 0.05;
 /// bootstrap over one or two values is no interval.
 pub const MIN_REPETITIONS: usize = 3;
 
+/// One row of `comparison.csv` (`timerbench compare --save`): one cell's
+/// change, with what the verdict was judged against.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ComparisonRow {
+    /// Version of the result files' layout.
+    pub schema_version: u32,
+    /// The run compared against, as the command named it.
+    pub base: String,
+    /// The workload.
+    pub workload: String,
+    /// The algorithm.
+    pub algorithm: String,
+    /// BASE's headline median, ns per operation.
+    pub base_ns: f64,
+    /// NEW's headline median, ns per operation.
+    pub new_ns: f64,
+    /// NEW / BASE (divided by `shift` when `normalised`).
+    pub ratio: f64,
+    /// The ratio's 95% bootstrap interval; empty with too few repetitions.
+    pub ratio_ci_low: Option<f64>,
+    /// See `ratio_ci_low`.
+    pub ratio_ci_high: Option<f64>,
+    /// `faster`, `slower`, `no significant change` or `too few repetitions`.
+    pub verdict: &'static str,
+    /// The noise band, a fraction.
+    pub noise: f64,
+    /// Whether the ratios were divided by the run's common shift.
+    pub normalised: bool,
+    /// The median cell's ratio (empty with too few cells).
+    pub shift: Option<f64>,
+}
+
+impl Comparison {
+    /// The rows of `comparison.csv` for this comparison against `base`,
+    /// judged with the noise band `noise`.
+    pub fn rows(&self, base: &Path, noise: f64) -> Vec<ComparisonRow> {
+        self.changes
+            .iter()
+            .map(|change| ComparisonRow {
+                schema_version: SCHEMA_VERSION,
+                base: base.display().to_string(),
+                workload: change.workload.clone(),
+                algorithm: change.algorithm.clone(),
+                base_ns: change.base_ns,
+                new_ns: change.new_ns,
+                ratio: change.ratio,
+                ratio_ci_low: change.interval.map(|(low, _)| low),
+                ratio_ci_high: change.interval.map(|(_, high)| high),
+                verdict: change.verdict.label(),
+                noise,
+                normalised: self.normalised,
+                shift: self.shift,
+            })
+            .collect()
+    }
+}
+
 /// Cells a comparison needs before it names a shift common to all of them.
 pub const MIN_CELLS_FOR_SHIFT: usize = 8;
 

@@ -84,6 +84,10 @@ enum Command {
         /// judged against the run.
         #[arg(long)]
         normalise: bool,
+        /// Also write each cell's change into NEW/comparison.csv, which
+        /// `make report OUT=NEW` then draws as its comparison section.
+        #[arg(long)]
+        save: bool,
     },
     /// Rewrite the README's algorithm tables from the registry (each row's
     /// summary, parameters and source file, and the count of rows), between
@@ -316,7 +320,17 @@ fn main() -> ExitCode {
             noise,
             changes_only,
             normalise,
-        } => compare(&base, &new, noise, changes_only, normalise),
+            save,
+        } => compare(
+            &base,
+            &new,
+            CompareOptions {
+                noise,
+                changes_only,
+                normalise,
+                save,
+            },
+        ),
         Command::Lead { results, row } => lead(&results, &row),
         Command::Counts(args) => counts(args),
         Command::CountCell(args) => count_cell(args),
@@ -568,14 +582,26 @@ fn docs(readme: &std::path::Path, check: bool) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `timerbench compare`'s flags.
+struct CompareOptions {
+    noise: f64,
+    changes_only: bool,
+    normalise: bool,
+    save: bool,
+}
+
 /// `timerbench compare`: NEW against BASE, cell by cell, with verdicts.
 fn compare(
     base: &std::path::Path,
     new: &std::path::Path,
-    noise: f64,
-    changes_only: bool,
-    normalise: bool,
+    options: CompareOptions,
 ) -> Result<(), Failure> {
+    let CompareOptions {
+        noise,
+        changes_only,
+        normalise,
+        save,
+    } = options;
     use harness::compare::Verdict;
     use std::fmt::Write as _;
     use std::io::Write as _;
@@ -637,6 +663,18 @@ fn compare(
                 "measured in {side} only ({}): {}",
                 cells.len(),
                 cells.join(", ")
+            );
+        }
+    }
+    if save {
+        let written =
+            output::write_comparison(new, &comparison.rows(base, noise)).map_err(Failure::Run)?;
+        for path in written {
+            let _ = writeln!(
+                text,
+                "wrote {} (`make report OUT={}` draws it)",
+                path.display(),
+                new.display()
             );
         }
     }

@@ -43,6 +43,9 @@ pub const METADATA_FILE: &str = "metadata.json";
 pub const COUNTS_FILE: &str = "counts.csv";
 /// `timerbench counts`' metadata (JSON): the tool, the cache geometry, the settings.
 pub const COUNTS_METADATA_FILE: &str = "counts.json";
+/// `timerbench compare BASE NEW --save`'s file, written into NEW: each cell's
+/// change against BASE, which the report draws when it is there.
+pub const COMPARISON_FILE: &str = "comparison.csv";
 
 /// The identifying columns shared by every row.
 #[derive(Clone, Debug, Serialize)]
@@ -676,6 +679,14 @@ pub fn write_counts<T: Serialize>(
     write_staged(dir, |staged| {
         staged.push(stage_csv(dir, COUNTS_FILE, rows)?);
         staged.push(stage_json(dir, COUNTS_METADATA_FILE, metadata)?);
+        Ok(())
+    })
+}
+
+/// Writes `comparison.csv` into `dir` (a temporary name renamed into place).
+pub fn write_comparison<T: Serialize>(dir: &Path, rows: &[T]) -> Result<Vec<PathBuf>> {
+    write_staged(dir, |staged| {
+        staged.push(stage_csv(dir, COMPARISON_FILE, rows)?);
         Ok(())
     })
 }

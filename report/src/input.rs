@@ -37,6 +37,17 @@ pub const CONTRACT_COST_FILE: &str = "contract_cost.csv";
 /// Instructions and simulated cache misses per operation, from `timerbench
 /// counts`: optional (most runs have none).
 pub const COUNTS_FILE: &str = "counts.csv";
+/// This run against an earlier one, from `timerbench compare BASE NEW --save`:
+/// optional.
+pub const COMPARISON_FILE: &str = "comparison.csv";
+
+/// The verdicts `comparison.csv` may hold, as `timerbench compare` words them.
+pub const VERDICTS: [&str; 4] = [
+    "faster",
+    "slower",
+    "no significant change",
+    "too few repetitions",
+];
 
 /// The name of the column every CSV row starts with.
 const VERSION_COLUMN: &str = "schema_version";
@@ -219,6 +230,52 @@ impl CheckRow for CountRow {
         non_negative("l1_misses", self.l1_misses)?;
         non_negative("ll_misses", self.ll_misses)?;
         non_negative("estimated_cycles", self.estimated_cycles)
+    }
+}
+
+/// One row of `comparison.csv`: one cell of this run against BASE.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ComparisonRow {
+    /// The run compared against, as `timerbench compare` was given it.
+    pub base: String,
+    /// The workload's name.
+    pub workload: String,
+    /// The algorithm's registry name.
+    pub algorithm: String,
+    /// BASE's headline median, ns per operation.
+    pub base_ns: f64,
+    /// This run's headline median, ns per operation.
+    pub new_ns: f64,
+    /// This run's median over BASE's (over the common shift when normalised).
+    pub ratio: f64,
+    /// The ratio's bootstrap interval, when both cells had enough repetitions.
+    pub ratio_ci_low: Option<f64>,
+    /// See `ratio_ci_low`.
+    pub ratio_ci_high: Option<f64>,
+    /// One of [`VERDICTS`].
+    pub verdict: String,
+    /// The noise band, a fraction.
+    pub noise: f64,
+    /// Whether each ratio was divided by the median cell's.
+    pub normalised: bool,
+    /// The median cell's ratio.
+    pub shift: Option<f64>,
+}
+
+impl CheckRow for ComparisonRow {
+    fn check(&self) -> Result<(), String> {
+        non_negative("base_ns", self.base_ns)?;
+        non_negative("new_ns", self.new_ns)?;
+        non_negative("ratio", self.ratio)?;
+        non_negative("noise", self.noise)?;
+        if !VERDICTS.contains(&self.verdict.as_str()) {
+            return Err(format!(
+                "column `verdict` is {:?}; it must be one of: {}",
+                self.verdict,
+                VERDICTS.join(", ")
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -439,6 +496,8 @@ pub struct Results {
     pub contract_cost: Vec<ContractCostRow>,
     /// `counts.csv`, empty when the file is absent or empty.
     pub counts: Vec<CountRow>,
+    /// `comparison.csv`, empty when the file is absent or empty.
+    pub comparison: Vec<ComparisonRow>,
 }
 
 /// Reads and checks every file of the results directory `dir`.
@@ -459,6 +518,7 @@ pub fn read_results(dir: &Path) -> Result<Results, InputError> {
         latency: read_csv(&dir.join(LATENCY_FILE))?,
         contract_cost: read_optional_csv(&dir.join(CONTRACT_COST_FILE))?,
         counts: read_optional_csv(&dir.join(COUNTS_FILE))?,
+        comparison: read_optional_csv(&dir.join(COMPARISON_FILE))?,
     };
     check_complete(dir, &results)?;
     Ok(results)

@@ -412,6 +412,7 @@ mod tests {
             latency: Vec::new(),
             contract_cost: Vec::new(),
             counts: Vec::new(),
+            comparison: Vec::new(),
         })
     }
 

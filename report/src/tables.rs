@@ -587,6 +587,58 @@ pub fn counts_by_kind_table(model: &Model) -> Option<(String, Table)> {
     ))
 }
 
+/// This run against an earlier one (`comparison.csv`), a heading per
+/// workload and a row per algorithm: both medians, the ratio with its
+/// interval, and the verdict. `None` without the file.
+pub fn comparison_table(model: &Model) -> Option<Table> {
+    let rows = &model.results.comparison;
+    if rows.is_empty() {
+        return None;
+    }
+    let mut workloads: Vec<&str> = Vec::new();
+    for row in rows {
+        if !workloads.contains(&row.workload.as_str()) {
+            workloads.push(&row.workload);
+        }
+    }
+    let mut table_rows = Vec::new();
+    for workload in workloads {
+        table_rows.push(Row::Heading(workload.to_owned()));
+        for row in rows.iter().filter(|r| r.workload == workload) {
+            let interval = row
+                .ratio_ci_low
+                .zip(row.ratio_ci_high)
+                .map_or_else(String::new, |(low, high)| format!(" [{low:.2}, {high:.2}]"));
+            table_rows.push(Row::Cells(vec![
+                TableCell::plain(row.algorithm.clone()),
+                TableCell::plain(format!("{:.1}", row.base_ns)),
+                TableCell::plain(format!("{:.1}", row.new_ns)),
+                TableCell::plain(format!("{:.2}x{interval}", row.ratio)),
+                TableCell {
+                    text: row.verdict.clone(),
+                    // A change is what the reader looks for: mark it as a
+                    // column's best is marked.
+                    best: row.verdict == "faster" || row.verdict == "slower",
+                    percent: None,
+                },
+            ]));
+        }
+    }
+    Some(Table {
+        numeric: true,
+        headers: [
+            "algorithm",
+            "BASE ns",
+            "this run ns",
+            "ratio [95% interval]",
+            "verdict",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+        rows: table_rows,
+    })
+}
+
 /// Every skipped run with its reason. `None` when nothing was skipped.
 pub fn skipped_table(model: &Model) -> Option<Table> {
     let rows: Vec<Row> = model

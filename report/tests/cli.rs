@@ -87,6 +87,10 @@ fn a_run_without_counts_has_no_counts_section() {
     );
     let markdown = fs::read_to_string(dir.join("REPORT.md")).unwrap();
     assert!(!markdown.contains("Counts that noise cannot move"));
+    assert!(
+        !markdown.contains("Compared with"),
+        "no comparison without its file"
+    );
 }
 
 #[test]
@@ -105,6 +109,50 @@ fn a_bad_counts_file_is_named_with_its_line() {
     fs::write(&path, lines.join("\n") + "\n").unwrap();
     let out = report(&results);
     assert_input_error(&out, &["counts.csv:3", "instructions", "0 or more"]);
+    assert!(!results.join("report").exists(), "no report is written");
+}
+
+#[test]
+fn a_comparison_file_gives_its_section_and_a_bad_verdict_is_named() {
+    let results = copy_fixture("comparison");
+    let header = "schema_version,base,workload,algorithm,base_ns,new_ns,ratio,ratio_ci_low,\
+                  ratio_ci_high,verdict,noise,normalised,shift";
+    let rows = [
+        "3,/tmp/before,timeouts,binary-heap,10.0,15.0,1.5,1.4,1.6,slower,0.05,false,1.01",
+        "3,/tmp/before,timeouts,bitmap-wheel,8.0,8.1,1.0125,0.97,1.05,no significant change,0.05,false,1.01",
+        "3,/tmp/before,uniform,binary-heap,20.0,20.0,1.0,,,too few repetitions,0.05,false,1.01",
+    ];
+    fs::write(
+        results.join("comparison.csv"),
+        format!("{header}\n{}\n", rows.join("\n")),
+    )
+    .unwrap();
+    let out = report(&results);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let markdown = fs::read_to_string(results.join("report").join("REPORT.md")).unwrap();
+    for fragment in [
+        "Compared with /tmp/before",
+        "3 cells: 0 faster, 1 slower, 1 no significant change, 1 with too few repetitions",
+        "1.50x [1.40, 1.60]",
+        "The median cell's ratio is 1.010x.",
+    ] {
+        assert!(markdown.contains(fragment), "REPORT.md lacks {fragment:?}");
+    }
+    // A verdict the harness never writes is refused with its line.
+    fs::remove_dir_all(results.join("report")).unwrap();
+    let text = fs::read_to_string(results.join("comparison.csv"))
+        .unwrap()
+        .replace("no significant change", "better");
+    fs::write(results.join("comparison.csv"), text).unwrap();
+    let out = report(&results);
+    assert_input_error(
+        &out,
+        &["comparison.csv:3", "verdict", "no significant change"],
+    );
     assert!(!results.join("report").exists(), "no report is written");
 }
 
