@@ -411,7 +411,10 @@ fn same_seed_gives_identical_counters_and_checksums() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let saved = std::fs::read_to_string(slowed.join("comparison.csv")).unwrap();
-    assert!(saved.starts_with("schema_version,base,workload,algorithm,"), "{saved}");
+    assert!(
+        saved.starts_with("schema_version,base,workload,algorithm,"),
+        "{saved}"
+    );
     assert_eq!(saved.matches(",slower,").count(), 2, "{saved}");
     let out = timerbench(&["compare", a.to_str().unwrap(), other.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));

@@ -1182,6 +1182,7 @@ mod tests {
             latency: Vec::new(),
             contract_cost: Vec::new(),
             counts: Vec::new(),
+            comparison: Vec::new(),
         });
         let find = |name: &str| model.algorithms.iter().find(|a| a.name == name).unwrap();
         let counter = COUNTERS[0];

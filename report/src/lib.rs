@@ -115,6 +115,7 @@ pub(crate) fn fixture_model() -> model::Model {
         .expect("fixture latency"),
         contract_cost: Vec::new(),
         counts: Vec::new(),
+        comparison: Vec::new(),
     };
     model::Model::new(results)
 }
