@@ -833,6 +833,171 @@ pub fn scaling_chart(model: &Model, operation: &str) -> Result<Option<Chart>> {
     })
 }
 
+/// Height of one panel of the scaling chart by family, pixels.
+const FAMILY_PANEL_HEIGHT: u32 = 420;
+/// A line of the chart by family: its algorithm, points and their intervals.
+type FamilySeries<'m> = (&'m Algorithm, Vec<(f64, f64)>, Vec<PointExtra>);
+
+/// The least vertical distance between two line names, pixels.
+const LABEL_GAP: i32 = 14;
+/// The grey of the other families' lines behind a family's panel.
+const CONTEXT_GREY: RGBColor = RGBColor(214, 214, 214);
+
+/// The whole-pass scaling chart as small multiples: one panel per family,
+/// on shared axes, its algorithms in colour (each named at its last point,
+/// with its intervals) and every other algorithm's line in light grey behind,
+/// so that 20-odd series stay readable and each family is seen against the
+/// rest. `None` when no algorithm has a whole-pass figure on the sweep.
+pub fn scaling_family_chart(model: &Model) -> Result<Option<Chart>> {
+    let sweep = model.scaling_workloads();
+    let series: Vec<FamilySeries<'_>> = model
+        .algorithms
+        .iter()
+        .map(|a| {
+            let (points, extras): (Vec<(f64, f64)>, Vec<PointExtra>) = sweep
+                .iter()
+                .filter_map(|(w, n)| {
+                    let row = model.throughput_row(&a.name, w, SUMMARY_OPERATION)?;
+                    let extra = PointExtra {
+                        interval: row.ci_low_ns.zip(row.ci_high_ns),
+                        flagged: false,
+                    };
+                    Some(((*n as f64, row.median_ns?), extra))
+                })
+                .unzip();
+            (a, points, extras)
+        })
+        .filter(|(_, points, _)| !points.is_empty())
+        .collect();
+    if series.is_empty() {
+        return Ok(None);
+    }
+    let mut families: Vec<&str> = Vec::new();
+    for (a, _, _) in &series {
+        if !families.contains(&a.family.as_str()) {
+            families.push(&a.family);
+        }
+    }
+    let xs = series
+        .iter()
+        .flat_map(|(_, p, _)| p.iter().map(|&(x, _)| x));
+    let ys = series.iter().flat_map(|(_, p, e)| {
+        p.iter().map(|&(_, y)| y).chain(
+            e.iter()
+                .filter_map(|e| e.interval)
+                .flat_map(|(lo, hi)| [lo, hi]),
+        )
+    });
+    let (x_lo, x_hi) = log_range(xs).unwrap_or((1.0, 10.0));
+    let (y_lo, y_hi) = log_range(ys).unwrap_or((1.0, 10.0));
+    let rows = families.len().div_ceil(2);
+    let height = FAMILY_PANEL_HEIGHT * u32::try_from(rows).unwrap_or(1) + 40;
+    let title = "Scaling by family: median ns per operation (whole pass) vs pending timers, \
+                 log-log; the other families in grey"
+        .to_owned();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let body = root
+            .titled(
+                &title,
+                (FONT, TITLE_SIZE).into_font().style(FontStyle::Bold),
+            )
+            .map_err(plot_err)?;
+        let panels = body.split_evenly((rows, 2));
+        for (family, panel) in families.iter().zip(panels.iter()) {
+            let mut chart = ChartBuilder::on(panel)
+                .caption(
+                    *family,
+                    (FONT, DESC_SIZE).into_font().style(FontStyle::Bold),
+                )
+                .margin(10)
+                .x_label_area_size(36)
+                .y_label_area_size(60)
+                .build_cartesian_2d(log_axis((x_lo, x_hi)), log_axis((y_lo, y_hi)))
+                .map_err(plot_err)?;
+            chart
+                .configure_mesh()
+                .x_desc("pending timers N")
+                .y_desc("median ns per operation")
+                .axis_desc_style((FONT, LABEL_SIZE))
+                .label_style((FONT, LABEL_SIZE))
+                .x_label_formatter(&|x| axis_number(*x))
+                .y_label_formatter(&|y| axis_number(*y))
+                .draw()
+                .map_err(plot_err)?;
+            for (_, points, _) in series.iter().filter(|(a, _, _)| a.family != *family) {
+                chart
+                    .draw_series(LineSeries::new(
+                        points.iter().copied(),
+                        CONTEXT_GREY.stroke_width(1),
+                    ))
+                    .map_err(plot_err)?;
+            }
+            let mut labels: Vec<(i32, i32, &Algorithm)> = Vec::new();
+            for (a, points, extras) in series.iter().filter(|(a, _, _)| a.family == *family) {
+                draw_line(&mut chart, points, a)?;
+                draw_extras(&mut chart, points, extras, a)?;
+                if let Some(&last) = points.last() {
+                    let (x, y) = chart.backend_coord(&last);
+                    labels.push((x, y, a));
+                }
+            }
+            // Each line is named left of its last point; names that would
+            // overlap are pushed apart vertically.
+            let (base_x, base_y) = panel.get_base_pixel();
+            let ys = spread_labels(labels.iter().map(|&(_, y, _)| y).collect(), LABEL_GAP);
+            for (&(x, _, a), y) in labels.iter().zip(ys) {
+                let style = (FONT, LABEL_SIZE)
+                    .into_font()
+                    .color(&rgb(a.colour))
+                    .pos(Pos::new(HPos::Right, VPos::Center));
+                panel
+                    .draw(&Text::new(
+                        a.label(),
+                        (x - base_x - 8, y - base_y - 8),
+                        style,
+                    ))
+                    .map_err(plot_err)?;
+            }
+        }
+        root.present().map_err(plot_err)?;
+    }
+    Ok(Some(Chart {
+        file: "scaling-all-by-family.svg".to_owned(),
+        title,
+        svg,
+        height,
+        series: series.iter().map(|(a, _, _)| a.name.clone()).collect(),
+    }))
+}
+
+/// Label positions `ys` (pixels, in any order) moved apart so that any two
+/// are at least `gap` apart, each as little as possible: sorted, pushed down
+/// past its predecessor, and the whole run shifted back up by half of what
+/// it gained, so that a crowd of labels stays centred on its points. The
+/// result is in the input's order.
+pub fn spread_labels(ys: Vec<i32>, gap: i32) -> Vec<i32> {
+    let mut order: Vec<usize> = (0..ys.len()).collect();
+    order.sort_by_key(|&i| ys[i]);
+    let mut placed = ys.clone();
+    let mut previous: Option<i32> = None;
+    for &i in &order {
+        if let Some(p) = previous {
+            placed[i] = placed[i].max(p + gap);
+        }
+        previous = Some(placed[i]);
+    }
+    let pushed: i32 = order.iter().map(|&i| placed[i] - ys[i]).sum();
+    let shift = if order.is_empty() {
+        0
+    } else {
+        pushed / (2 * i32::try_from(order.len()).unwrap_or(1))
+    };
+    placed.iter().map(|y| y - shift).collect()
+}
+
 /// The counts chart of one metric: `counts.csv`'s figure per measured
 /// operation against N over the scaling workloads (log-log; a zero, which a
 /// log axis cannot show, is left out). `None` without counts of them.
@@ -1140,6 +1305,7 @@ pub fn all_charts(model: &Model) -> Result<Vec<Chart>> {
     for op in SCALING_OPERATIONS {
         charts.extend(scaling_chart(model, op)?);
     }
+    charts.extend(scaling_family_chart(model)?);
     charts.extend(memory_chart(model)?);
     for metric in CountMetric::ALL {
         charts.extend(counts_chart(model, metric)?);
@@ -1156,6 +1322,23 @@ pub fn all_charts(model: &Model) -> Result<Vec<Chart>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_are_spread_to_the_gap_in_their_own_order() {
+        assert_eq!(
+            spread_labels(vec![100, 0, 50], 14),
+            [100, 0, 50],
+            "apart already"
+        );
+        let placed = spread_labels(vec![10, 12, 11, 200], 14);
+        let mut sorted = placed.clone();
+        sorted.sort_unstable();
+        assert!(sorted.windows(2).all(|w| w[1] - w[0] >= 14), "{placed:?}");
+        // The order of the points is kept, and the crowd stays near them.
+        assert!(placed[0] < placed[2] && placed[2] < placed[1], "{placed:?}");
+        assert!(placed[0] < 10 && placed[1] > 12, "{placed:?}");
+        assert!(spread_labels(Vec::new(), 14).is_empty());
+    }
 
     #[test]
     fn an_algorithm_that_counts_no_work_is_noted_not_drawn_as_zero() {
@@ -1280,8 +1463,9 @@ mod tests {
         let model = crate::fixture_model();
         let charts = all_charts(&model).unwrap();
         // The heat-map, 4 scaling operations with data (no reschedules in the
-        // fixture), memory, 3 counters, one latency chart per workload.
-        assert_eq!(charts.len(), 1 + 4 + 1 + 3 + model.workloads.len());
+        // fixture) and the whole pass by family, memory, 3 counters, one
+        // latency chart per workload.
+        assert_eq!(charts.len(), 1 + 4 + 1 + 1 + 3 + model.workloads.len());
         for chart in &charts {
             let (texts, colours) = parse(chart);
             assert!(texts.contains(&chart.title), "{}: title", chart.file);
@@ -1302,6 +1486,21 @@ mod tests {
                     name
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_family_chart_has_a_panel_per_family_and_every_measured_line() {
+        let model = crate::fixture_model();
+        let chart = scaling_family_chart(&model).unwrap().unwrap();
+        let mut series = chart.series.clone();
+        series.sort();
+        assert_eq!(series, expected_scaling_series(&model, "all"));
+        let (texts, _) = parse(&chart);
+        let mut families: Vec<&str> = model.algorithms.iter().map(|a| a.family.as_str()).collect();
+        families.dedup();
+        for family in families {
+            assert!(texts.iter().any(|t| t == family), "no {family} panel");
         }
     }
 

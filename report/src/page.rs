@@ -109,7 +109,9 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
     }
     let scaling: Vec<Part> = SCALING_OPERATIONS
         .iter()
-        .filter_map(|op| chart(&format!("scaling-{op}.svg")))
+        .map(|op| format!("scaling-{op}.svg"))
+        .chain(std::iter::once("scaling-all-by-family.svg".to_owned()))
+        .filter_map(|file| chart(&file))
         .map(Part::Chart)
         .collect();
     if !scaling.is_empty() {

@@ -24,6 +24,7 @@ fn good_results_make_a_complete_report() {
         "index.html",
         "REPORT.md",
         "scaling-all.svg",
+        "scaling-all-by-family.svg",
         "memory.svg",
         "wasted-cascades.svg",
         "counts-instructions.svg",
