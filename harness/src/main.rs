@@ -411,10 +411,13 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     let mut rows = Rows::default();
     let mut overheads = Vec::new();
     for (index, source) in selection.workloads.iter().enumerate() {
-        progress.set_message(format!("{}: generating", source.name()));
+        // The message names the workload by its place in the run, so that a
+        // reader sees how many are left as well as the passes.
+        let place = format!("{}/{}", index + 1, selection.workloads.len());
+        progress.set_message(format!("[{place}] {}: generating", source.name()));
         let (tape, scale_name) = source.tape(args.chosen.seed);
         let workload = tape.name.clone();
-        progress.set_message(format!("{workload}: reference model"));
+        progress.set_message(format!("[{place}] {workload}: reference model"));
         let prepared = Prepared::new(tape, driver);
         let facts = tape_facts(&prepared);
         let plan_seed = workload_seed(args.chosen.seed, &workload);
@@ -426,10 +429,12 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         let mut on_step = |step: Step<'_>| {
             match step {
                 Step::Checking(algorithm) => {
-                    progress.set_message(format!("{workload}: {algorithm} (verify, latency)"));
+                    progress.set_message(format!(
+                        "[{place}] {workload}: {algorithm} (verify, latency)"
+                    ));
                 }
                 Step::Timing(algorithm, pass, repetition) => progress.set_message(format!(
-                    "{workload}: {algorithm} ({} pass, repetition {}/{})",
+                    "[{place}] {workload}: {algorithm} ({} pass, repetition {}/{})",
                     pass.name(),
                     repetition + 1,
                     args.repeat
