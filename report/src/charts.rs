@@ -849,6 +849,58 @@ const CONTEXT_GREY: RGBColor = RGBColor(214, 214, 214);
 /// so that 20-odd series stay readable and each family is seen against the
 /// rest. `None` when no algorithm has a whole-pass figure on the sweep.
 pub fn scaling_family_chart(model: &Model) -> Result<Option<Chart>> {
+    family_chart(
+        model,
+        FamilyChart {
+            file: "scaling-all-by-family.svg",
+            title: "Scaling by family: median ns per operation (whole pass) vs pending timers, \
+                    log-log; the other families in grey",
+            y_desc: "median ns per operation",
+        },
+        |a, w| {
+            let row = model.throughput_row(a, w, SUMMARY_OPERATION)?;
+            let extra = PointExtra {
+                interval: row.ci_low_ns.zip(row.ci_high_ns),
+                flagged: false,
+            };
+            Some((row.median_ns?, extra))
+        },
+    )
+}
+
+/// [`counts_chart`]'s instructions as small multiples by family, as
+/// [`scaling_family_chart`] draws the times. `None` without counts of the
+/// scaling workloads.
+pub fn counts_family_chart(model: &Model) -> Result<Option<Chart>> {
+    family_chart(
+        model,
+        FamilyChart {
+            file: "counts-instructions-by-family.svg",
+            title: "Counts by family: instructions per operation vs pending timers (callgrind; \
+                    log-log); the other families in grey",
+            y_desc: "instructions per operation",
+        },
+        |a, w| {
+            let value = CountMetric::Instructions.of(model.count(a, w, "all")?);
+            (value > 0.0).then(|| (value, PointExtra::default()))
+        },
+    )
+}
+
+/// What a chart by family draws, besides its data.
+struct FamilyChart {
+    file: &'static str,
+    title: &'static str,
+    y_desc: &'static str,
+}
+
+/// Small multiples over the scaling sweep: `value(algorithm, workload)`
+/// against N, one panel per family (see [`scaling_family_chart`]).
+fn family_chart(
+    model: &Model,
+    spec: FamilyChart,
+    value: impl Fn(&str, &str) -> Option<(f64, PointExtra)>,
+) -> Result<Option<Chart>> {
     let sweep = model.scaling_workloads();
     let series: Vec<FamilySeries<'_>> = model
         .algorithms
@@ -856,14 +908,7 @@ pub fn scaling_family_chart(model: &Model) -> Result<Option<Chart>> {
         .map(|a| {
             let (points, extras): (Vec<(f64, f64)>, Vec<PointExtra>) = sweep
                 .iter()
-                .filter_map(|(w, n)| {
-                    let row = model.throughput_row(&a.name, w, SUMMARY_OPERATION)?;
-                    let extra = PointExtra {
-                        interval: row.ci_low_ns.zip(row.ci_high_ns),
-                        flagged: false,
-                    };
-                    Some(((*n as f64, row.median_ns?), extra))
-                })
+                .filter_map(|(w, n)| value(&a.name, w).map(|(v, e)| ((*n as f64, v), e)))
                 .unzip();
             (a, points, extras)
         })
@@ -892,9 +937,7 @@ pub fn scaling_family_chart(model: &Model) -> Result<Option<Chart>> {
     let (y_lo, y_hi) = log_range(ys).unwrap_or((1.0, 10.0));
     let rows = families.len().div_ceil(2);
     let height = FAMILY_PANEL_HEIGHT * u32::try_from(rows).unwrap_or(1) + 40;
-    let title = "Scaling by family: median ns per operation (whole pass) vs pending timers, \
-                 log-log; the other families in grey"
-        .to_owned();
+    let title = spec.title.to_owned();
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
@@ -920,7 +963,7 @@ pub fn scaling_family_chart(model: &Model) -> Result<Option<Chart>> {
             chart
                 .configure_mesh()
                 .x_desc("pending timers N")
-                .y_desc("median ns per operation")
+                .y_desc(spec.y_desc)
                 .axis_desc_style((FONT, LABEL_SIZE))
                 .label_style((FONT, LABEL_SIZE))
                 .x_label_formatter(&|x| axis_number(*x))
@@ -965,7 +1008,7 @@ pub fn scaling_family_chart(model: &Model) -> Result<Option<Chart>> {
         root.present().map_err(plot_err)?;
     }
     Ok(Some(Chart {
-        file: "scaling-all-by-family.svg".to_owned(),
+        file: spec.file.to_owned(),
         title,
         svg,
         height,
@@ -1310,6 +1353,7 @@ pub fn all_charts(model: &Model) -> Result<Vec<Chart>> {
     for metric in CountMetric::ALL {
         charts.extend(counts_chart(model, metric)?);
     }
+    charts.extend(counts_family_chart(model)?);
     for counter in COUNTERS {
         charts.push(counter_chart(model, counter)?);
     }

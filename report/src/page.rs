@@ -220,6 +220,9 @@ fn counts_section(model: &Model, chart: &dyn Fn(&str) -> Option<Chart>) -> Optio
         )));
         parts.push(Part::Table(table));
         parts.extend(chart(&format!("counts-{}.svg", metric.slug())).map(Part::Chart));
+        if metric == tables::CountMetric::Instructions {
+            parts.extend(chart("counts-instructions-by-family.svg").map(Part::Chart));
+        }
     }
     if let Some((workload, table)) = tables::counts_by_kind_table(model) {
         parts.push(Part::Text(format!(

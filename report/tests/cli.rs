@@ -28,6 +28,7 @@ fn good_results_make_a_complete_report() {
         "memory.svg",
         "wasted-cascades.svg",
         "counts-instructions.svg",
+        "counts-instructions-by-family.svg",
         "counts-ll-misses.svg",
     ] {
         assert!(
