@@ -14,6 +14,8 @@ FILTER ?=
 # The runs `make compare` sets side by side: NEW judged against BASE.
 BASE ?= results
 NEW ?=
+# Extra flags for `make report`, e.g. REPORT_ARGS='--highlight sweep-wheel,bitmap-wheel'.
+REPORT_ARGS ?=
 # Extra criterion flags for `make bench`, e.g. BENCH_ARGS=--noplot or BENCH_ARGS=--test.
 BENCH_ARGS ?=
 
@@ -44,7 +46,7 @@ docs:
 
 ## report: SVG charts, index.html and REPORT.md from the files in $(OUT)/, into $(OUT)/report/ (runs no benchmark).
 report:
-	$(CARGO) run --quiet -p report --bin timerbench-report -- --results $(OUT)
+	$(CARGO) run --quiet -p report --bin timerbench-report -- --results $(OUT) $(REPORT_ARGS)
 
 ## bench: the criterion micro-benchmarks, every algorithm at a fixed pending N (about 7 minutes with the default rows); report in target/criterion/report/index.html.
 bench:

@@ -422,7 +422,14 @@ fn legend_groups(
                 .algorithms
                 .iter()
                 .filter(|a| a.family == family)
-                .map(|a| LegendEntry::algorithm(a, note(a)))
+                .map(|a| {
+                    let mut entry = LegendEntry::algorithm(a, note(a));
+                    if model.dimmed(&a.name) {
+                        entry.colour = CONTEXT_GREY;
+                        entry.dimmed = true;
+                    }
+                    entry
+                })
                 .collect();
             (format!("{family} family"), entries)
         })
@@ -724,8 +731,18 @@ fn draw_xy(
                 reference_labels.push("reference slopes O(1), O(log n), O(n)");
             }
         }
+        // With --highlight, the other lines go first, thin and grey, so that
+        // the chosen ones are drawn over them.
+        for (_, points) in spec.series.iter().filter(|(a, _)| model.dimmed(&a.name)) {
+            chart
+                .draw_series(LineSeries::new(
+                    points.iter().copied(),
+                    CONTEXT_GREY.stroke_width(1),
+                ))
+                .map_err(plot_err)?;
+        }
         for (i, (a, points)) in spec.series.iter().enumerate() {
-            if points.is_empty() {
+            if points.is_empty() || model.dimmed(&a.name) {
                 continue;
             }
             draw_line(&mut chart, points, a)?;
@@ -1531,6 +1548,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn highlighted_lines_keep_their_colour_and_the_rest_turn_grey() {
+        let mut model = crate::fixture_model();
+        model
+            .set_highlight(&["binary-heap".to_owned(), "bitmap-wheel".to_owned()])
+            .unwrap();
+        let chart = scaling_chart(&model, "all").unwrap().unwrap();
+        assert_eq!(chart.series, ["binary-heap", "bitmap-wheel"]);
+        let (_, colours) = parse(&chart);
+        let sorted = model
+            .algorithms
+            .iter()
+            .find(|a| a.name == "sorted-list")
+            .unwrap();
+        assert!(colours.contains(&crate::model::hex((214, 214, 214))));
+        assert!(
+            !colours.contains(&crate::model::hex(sorted.colour)),
+            "sorted-list keeps its colour"
+        );
+        let error = model.set_highlight(&["nobody".to_owned()]).unwrap_err();
+        assert!(
+            error.contains("\"nobody\"") && error.contains("binary-heap"),
+            "{error}"
+        );
     }
 
     #[test]

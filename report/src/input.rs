@@ -66,7 +66,7 @@ pub struct InputError {
 }
 
 impl InputError {
-    fn new(path: &Path, line: Option<u64>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(path: &Path, line: Option<u64>, message: impl Into<String>) -> Self {
         Self {
             path: path.to_path_buf(),
             line,

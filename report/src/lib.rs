@@ -69,10 +69,15 @@ pub fn render(model: &model::Model, results_dir: &str) -> Result<Vec<(String, St
 }
 
 /// Reads `results_dir` and writes its report into `results_dir/report/`,
-/// returning that directory and the number of files written.
-pub fn generate(results_dir: &Path) -> Result<(PathBuf, usize), Failure> {
+/// returning that directory and the number of files written. The x-y charts
+/// draw the algorithms of `highlight` in colour and the rest in grey (all in
+/// colour when it is empty).
+pub fn generate(results_dir: &Path, highlight: &[String]) -> Result<(PathBuf, usize), Failure> {
     let results = input::read_results(results_dir).map_err(Failure::Input)?;
-    let model = model::Model::new(results);
+    let mut model = model::Model::new(results);
+    model
+        .set_highlight(highlight)
+        .map_err(|message| Failure::Input(input::InputError::new(results_dir, None, message)))?;
     let quoted = results_dir.display().to_string();
     let quoted = quoted.trim_end_matches('/');
     let files =

@@ -24,12 +24,16 @@ struct Cli {
     /// into its `report/` subdirectory.
     #[arg(long, default_value = "results")]
     results: PathBuf,
+    /// Draw these algorithms (comma-separated) in colour in the scaling,
+    /// memory, counts and wasted-work charts, and every other line in grey.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    highlight: Vec<String>,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let started = Instant::now();
-    match report::generate(&cli.results) {
+    match report::generate(&cli.results, &cli.highlight) {
         Ok((dir, files)) => {
             println!(
                 "wrote {files} files into {} in {:.1} s: open {} (or read {})",

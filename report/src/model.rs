@@ -173,6 +173,9 @@ pub struct Model {
     pub algorithms: Vec<Algorithm>,
     /// Workloads in run order (the metadata's, then any others found).
     pub workloads: Vec<String>,
+    /// The algorithms the x-y charts draw in colour (`--highlight`); every
+    /// other line is grey. Empty: all in colour.
+    pub highlight: Vec<String>,
     runs: BTreeMap<(String, String), RunRow>,
     throughput: BTreeMap<OpKey, ThroughputRow>,
     latency: BTreeMap<OpKey, LatencyRow>,
@@ -261,10 +264,33 @@ impl Model {
             results,
             algorithms,
             workloads,
+            highlight: Vec::new(),
             runs,
             throughput,
             latency,
         }
+    }
+
+    /// Sets the algorithms the x-y charts draw in colour; an error naming the
+    /// valid names when one is not an algorithm of these results.
+    pub fn set_highlight(&mut self, names: &[String]) -> Result<(), String> {
+        for name in names {
+            if !self.algorithms.iter().any(|a| &a.name == name) {
+                let valid: Vec<&str> = self.algorithms.iter().map(|a| a.name.as_str()).collect();
+                return Err(format!(
+                    "--highlight: no algorithm is named {name:?} in these results; they have: {}",
+                    valid.join(", ")
+                ));
+            }
+        }
+        self.highlight = names.to_vec();
+        Ok(())
+    }
+
+    /// Whether the x-y charts draw `name` in grey: some algorithms are
+    /// highlighted and it is not one of them.
+    pub fn dimmed(&self, name: &str) -> bool {
+        !self.highlight.is_empty() && !self.highlight.iter().any(|h| h == name)
     }
 
     /// The families present, in display order.

@@ -159,6 +159,31 @@ fn a_comparison_file_gives_its_section_and_a_bad_verdict_is_named() {
 }
 
 #[test]
+fn highlight_greys_the_other_lines_and_refuses_an_unknown_name() {
+    let results = copy_fixture("highlight");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_timerbench-report"))
+        .args(["--results", results.to_str().unwrap()])
+        .args(["--highlight", "binary-heap,bitmap-wheel"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = fs::read_to_string(results.join("report").join("scaling-all.svg")).unwrap();
+    assert!(svg.contains("#D6D6D6"), "no grey lines in scaling-all.svg");
+    fs::remove_dir_all(results.join("report")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_timerbench-report"))
+        .args(["--results", results.to_str().unwrap()])
+        .args(["--highlight", "binary-heap,no-such-row"])
+        .output()
+        .unwrap();
+    assert_input_error(&out, &["--highlight", "\"no-such-row\"", "sorted-list"]);
+    assert!(!results.join("report").exists(), "no report is written");
+}
+
+#[test]
 fn missing_results_directory_says_how_to_make_one() {
     let dir = scratch("missing");
     let results = dir.join("results");
