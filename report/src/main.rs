@@ -24,8 +24,9 @@ struct Cli {
     /// into its `report/` subdirectory.
     #[arg(long, default_value = "results")]
     results: PathBuf,
-    /// Draw these algorithms (comma-separated) in colour in the scaling,
-    /// memory, counts and wasted-work charts, and every other line in grey.
+    /// Draw these algorithms (comma-separated) in colour in the line charts
+    /// over the pending population (scaling, memory, counts), and every other
+    /// line in grey.
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     highlight: Vec<String>,
 }
