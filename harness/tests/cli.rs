@@ -185,6 +185,38 @@ fn malformed_trace_names_file_and_line() {
 }
 
 #[test]
+fn a_trace_name_outside_the_rules_and_a_non_utf8_spec_are_refused_with_where() {
+    let dir = scratch("names-and-text");
+    let out_dir = dir.join("out");
+    // Named by its file; a space would make a chart file that another
+    // trace (a_b.csv) also makes.
+    let trace = write_input(&dir, "a b.csv", "at,op,timer,deadline\n0,insert,1,100\n");
+    let out = timerbench(&[
+        "run",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_input_error(
+        &out,
+        &["a b.csv: invalid trace", "\"a b\"", "rename the file"],
+    );
+    assert!(!out_dir.exists());
+    let spec = dir.join("latin1.toml");
+    std::fs::write(&spec, b"# a spec\nname = \"caf\xe9\"\n").unwrap();
+    let out = timerbench(&[
+        "run",
+        "--spec",
+        spec.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_input_error(&out, &["latin1.toml:2:", "not valid UTF-8", "byte 20"]);
+    assert!(!out_dir.exists());
+}
+
+#[test]
 fn unwritable_output_directory_is_rejected() {
     let dir = scratch("unwritable");
     let file = write_input(&dir, "a-file", "");

@@ -38,7 +38,7 @@ pub enum WorkloadError {
     InvalidTrace {
         /// The trace file.
         path: PathBuf,
-        /// The line, counting from 1.
+        /// The line, counting from 1; 0 for the file as a whole (its name).
         line: u64,
         /// What is wrong and what is valid.
         problem: String,
@@ -69,7 +69,11 @@ impl fmt::Display for WorkloadError {
                 line,
                 problem,
             } => {
-                write!(f, "{}:{line}: invalid trace: {problem}", path.display())
+                if *line == 0 {
+                    write!(f, "{}: invalid trace: {problem}", path.display())
+                } else {
+                    write!(f, "{}:{line}: invalid trace: {problem}", path.display())
+                }
             }
             WorkloadError::UnknownScale { given } => {
                 write!(
@@ -81,11 +85,7 @@ impl fmt::Display for WorkloadError {
     }
 }
 
-impl std::error::Error for WorkloadError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            WorkloadError::TraceUnreadable { error, .. } => Some(error),
-            _ => None,
-        }
-    }
-}
+/// The operating system's error is part of the message already, so it is not
+/// also given as the source: a caller printing the chain (`{:#}`) would say it
+/// twice.
+impl std::error::Error for WorkloadError {}

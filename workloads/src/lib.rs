@@ -70,7 +70,7 @@ use std::str::FromStr;
 pub use builtin::builtins;
 pub use dist::{Distribution, Part};
 pub use error::WorkloadError;
-pub use spec::{Cancel, Periodic, Rearm, Spec};
+pub use spec::{BOM, Cancel, Periodic, Rearm, Spec, check_name, decode_text};
 pub use trace::load_trace;
 
 /// Virtual time in integer ticks; one tick is one millisecond by convention.

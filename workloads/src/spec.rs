@@ -11,6 +11,41 @@ use crate::{Tape, Tick};
 /// The longest name accepted: names go into CSV cells, file names and tables.
 const MAX_NAME_LEN: usize = 64;
 
+/// Whether `name` can name a workload (a spec's `name`, a trace's file stem):
+/// 1 to [`MAX_NAME_LEN`] ASCII letters, digits, `-`, `_` or `.`, so that it
+/// is a file name on every system and two names never make the same chart
+/// file. `Err` says what it is and what is valid.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= MAX_NAME_LEN
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "is {name:?}; it must be 1 to {MAX_NAME_LEN} ASCII letters, digits, `-`, `_` or `.`"
+        ))
+    }
+}
+
+/// The UTF-8 byte-order mark some editors put at the start of a file.
+pub const BOM: &str = "\u{feff}";
+
+/// `bytes` as text without a leading byte-order mark; `Err` with the line
+/// (from 1) and byte offset (from 0) of the first invalid UTF-8 sequence.
+pub fn decode_text(bytes: &[u8]) -> Result<&str, (u64, usize)> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(text.strip_prefix(BOM).unwrap_or(text)),
+        Err(error) => {
+            let offset = error.valid_up_to();
+            let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+            Err((line, offset))
+        }
+    }
+}
+
 /// The longest measured phase: 2^40 ticks, about 35 years at 1 ms. No driver
 /// could tick through that, and it keeps `now + delay` far from overflow.
 const MAX_DURATION: Tick = 1 << 40;
@@ -292,20 +327,8 @@ impl Spec {
 
     /// The field checks that need no sampling.
     fn check_fields(&self) -> Result<(), FieldError> {
-        let name_ok = !self.name.is_empty()
-            && self.name.len() <= MAX_NAME_LEN
-            && self
-                .name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-        if !name_ok {
-            return Err(FieldError::new(
-                "name",
-                format!(
-                    "is {:?}; it must be 1 to {MAX_NAME_LEN} ASCII letters, digits, `-`, `_` or `.`",
-                    self.name
-                ),
-            ));
+        if let Err(problem) = check_name(&self.name) {
+            return Err(FieldError::new("name", problem));
         }
         if self.description.trim().is_empty() || self.description.contains(['\n', '\r']) {
             return Err(FieldError::new(
@@ -370,5 +393,24 @@ impl Spec {
                 MIN_KEPT_FRACTION * 100.0
             ),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_text_are_checked_as_the_messages_say() {
+        assert!(check_name("dense-timeouts_2.v1").is_ok());
+        for bad in ["", "a b", "a/b", "é", &"x".repeat(65)] {
+            let problem = check_name(bad).unwrap_err();
+            assert!(
+                problem.contains("1 to 64 ASCII letters"),
+                "{bad:?}: {problem}"
+            );
+        }
+        assert_eq!(decode_text(b"\xef\xbb\xbfname = 1"), Ok("name = 1"));
+        assert_eq!(decode_text(b"a\nb\n\xffc"), Err((3, 4)));
     }
 }

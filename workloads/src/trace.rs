@@ -58,6 +58,15 @@ pub fn load_trace(path: &Path) -> Result<Tape, WorkloadError> {
         || "trace".to_owned(),
         |stem| stem.to_string_lossy().into_owned(),
     );
+    // A trace is named by its file, and the name goes where a spec's does
+    // (CSV cells, chart file names), so it is held to the same rule.
+    if let Err(problem) = crate::check_name(&name) {
+        return Err(WorkloadError::InvalidTrace {
+            path: path.to_owned(),
+            line: 0,
+            problem: format!("its name, the file's stem, {problem}; rename the file"),
+        });
+    }
     parse_trace(&bytes, name, path)
 }
 
@@ -75,6 +84,8 @@ pub(crate) fn parse_trace(bytes: &[u8], name: String, path: &Path) -> Result<Tap
         last: None,
         header_seen: false,
     };
+    // A byte-order mark (which some editors write) is not part of the header.
+    let bytes = bytes.strip_prefix(crate::BOM.as_bytes()).unwrap_or(bytes);
     for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
         let line = index as u64 + 1;
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
@@ -89,6 +100,32 @@ pub(crate) fn parse_trace(bytes: &[u8], name: String, path: &Path) -> Result<Tap
         parser.line(line, &fields)?;
     }
     parser.finish(name)
+}
+
+/// A note naming the invisible characters in `text` (zero-width spaces,
+/// byte-order marks, control characters), which make a line differ from one
+/// that looks the same; empty when it has none.
+fn invisible_note(text: &str) -> String {
+    let invisible: Vec<String> = text
+        .chars()
+        .filter(|c| {
+            c.is_control()
+                || matches!(
+                    c,
+                    '\u{200b}'..='\u{200f}' | '\u{2060}' | '\u{feff}' | '\u{00a0}'
+                )
+        })
+        .map(|c| format!("U+{:04X}", u32::from(c)))
+        .collect();
+    if invisible.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (with the invisible character{} {} in it)",
+            if invisible.len() == 1 { "" } else { "s" },
+            invisible.join(", ")
+        )
+    }
 }
 
 /// The state of a trace being read.
@@ -120,8 +157,9 @@ impl Parser {
                 return Err(self.error(
                     line,
                     format!(
-                        "the header is `{}`; the first line that is not a comment must be exactly `{}`",
+                        "the header is `{}`{}; the first line that is not a comment must be exactly `{}`",
                         record.join(","),
+                        invisible_note(&record.join(",")),
                         HEADER.join(",")
                     ),
                 ));
@@ -488,6 +526,40 @@ mod tests {
         let message = error.to_string();
         assert!(
             message.starts_with("/nonexistent/trace.csv: cannot read the trace:"),
+            "{message}"
+        );
+        // The OS error is in the message, and not again as its source: a
+        // chain printed whole says it once.
+        assert!(std::error::Error::source(&error).is_none());
+        assert_eq!(message.matches("os error").count(), 1, "{message}");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_and_an_invisible_character_is_named() {
+        let tape = parse("\u{feff}at,op,timer,deadline\n0,insert,1,5\n").unwrap();
+        assert_eq!(tape.ops.len(), 1);
+        let message = error_of("at,op,timer\u{200b},deadline\n0,insert,1,5\n");
+        assert!(
+            message.contains("(with the invisible character U+200B in it)"),
+            "{message}"
+        );
+        assert!(!error_of("at,op,id,deadline\n").contains("invisible"));
+    }
+
+    #[test]
+    fn a_trace_is_named_by_its_file_under_the_spec_rules() {
+        let dir =
+            std::env::temp_dir().join(format!("timerbench-trace-name-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a b.csv");
+        std::fs::write(&path, "at,op,timer,deadline\n0,insert,1,5\n").unwrap();
+        let message = load_trace(&path).unwrap_err().to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            message.ends_with(
+                "a b.csv: invalid trace: its name, the file's stem, is \"a b\"; it must be 1 to 64 \
+                 ASCII letters, digits, `-`, `_` or `.`; rename the file"
+            ),
             "{message}"
         );
     }
