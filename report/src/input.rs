@@ -11,6 +11,7 @@
 //! columns without breaking the report as long as it bumps the version for any
 //! change of meaning.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -590,7 +591,23 @@ fn read_text(path: &Path) -> Result<String, InputError> {
 /// header, and every field must parse.
 pub fn read_csv<T: DeserializeOwned + CheckRow>(path: &Path) -> Result<Vec<T>, InputError> {
     let text = read_text(path)?;
+    check_last_line(path, &text)?;
     parse_csv(path, &text)
+}
+
+/// Refuses a file whose last line has no newline after it: timerbench ends
+/// every row with one, so such a file was cut short (a full disk, a copy
+/// interrupted), even when its last line still has every field.
+fn check_last_line(path: &Path, text: &str) -> Result<(), InputError> {
+    if text.is_empty() || text.ends_with('\n') {
+        return Ok(());
+    }
+    Err(InputError::new(
+        path,
+        Some(text.lines().count() as u64),
+        "the file ends inside this line, with no newline after it: it was cut short \
+         (timerbench ends every row with a newline); make the results again",
+    ))
 }
 
 /// [`read_csv`] for a file that may be absent; an absent or empty file has no
@@ -605,6 +622,7 @@ pub fn read_optional_csv<T: DeserializeOwned + CheckRow>(
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
+    check_last_line(path, &text)?;
     parse_csv(path, &text)
 }
 
@@ -722,6 +740,50 @@ fn check_complete(dir: &Path, results: &Results) -> Result<(), InputError> {
             None,
             "no rows: nothing to report (run `make results`)",
         ));
+    }
+    // The metadata and runs.csv must describe the same run: one file left
+    // from another run would mix its algorithms or workloads into this one.
+    let metadata = &results.metadata;
+    for (what, listed, found) in [
+        (
+            "algorithms",
+            metadata
+                .algorithms
+                .iter()
+                .map(|a| a.name.as_str())
+                .collect::<BTreeSet<_>>(),
+            results
+                .runs
+                .iter()
+                .map(|r| r.algorithm.as_str())
+                .collect::<BTreeSet<_>>(),
+        ),
+        (
+            "workloads",
+            metadata.workloads.iter().map(String::as_str).collect(),
+            results.runs.iter().map(|r| r.workload.as_str()).collect(),
+        ),
+    ] {
+        if listed != found {
+            let only = |a: &BTreeSet<&str>, b: &BTreeSet<&str>| {
+                let names: Vec<&str> = a.difference(b).copied().collect();
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            };
+            return Err(InputError::new(
+                &dir.join(METADATA_FILE),
+                None,
+                format!(
+                    "its {what} are not those of {RUNS_FILE} (only in {METADATA_FILE}: {}; only in \
+                     {RUNS_FILE}: {}): the files come from different runs; make the results again",
+                    only(&listed, &found),
+                    only(&found, &listed)
+                ),
+            ));
+        }
     }
     for run in results.runs.iter().filter(|r| r.is_ok()) {
         let has = |algorithm: &str, workload: &str| {

@@ -74,6 +74,14 @@ pub fn render(model: &model::Model, results_dir: &str) -> Result<Vec<(String, St
 /// colour when it is empty).
 pub fn generate(results_dir: &Path, highlight: &[String]) -> Result<(PathBuf, usize), Failure> {
     let results = input::read_results(results_dir).map_err(Failure::Input)?;
+    let target = results_dir.join(REPORT_DIR);
+    if target.exists() && !target.is_dir() {
+        return Err(Failure::Input(input::InputError::new(
+            &target,
+            None,
+            "is a file, not a report directory: move or remove it, then make the report again",
+        )));
+    }
     let mut model = model::Model::new(results);
     model
         .set_highlight(highlight)
@@ -82,7 +90,6 @@ pub fn generate(results_dir: &Path, highlight: &[String]) -> Result<(PathBuf, us
     let quoted = quoted.trim_end_matches('/');
     let files =
         render(&model, if quoted.is_empty() { "/" } else { quoted }).map_err(Failure::Output)?;
-    let target = results_dir.join(REPORT_DIR);
     output::write_dir(&target, &files).map_err(Failure::Output)?;
     Ok((target, files.len()))
 }

@@ -184,6 +184,53 @@ fn highlight_greys_the_other_lines_and_refuses_an_unknown_name() {
 }
 
 #[test]
+fn files_of_different_runs_a_cut_file_and_a_file_named_report_are_refused() {
+    // metadata.json from another run: it lists an algorithm runs.csv lacks.
+    let results = copy_fixture("mixed");
+    let path = results.join("metadata.json");
+    let text =
+        fs::read_to_string(&path)
+            .unwrap()
+            .replacen("\"sorted-list\"", "\"another-list\"", 1);
+    fs::write(&path, text).unwrap();
+    let out = report(&results);
+    assert_input_error(
+        &out,
+        &[
+            "metadata.json",
+            "only in metadata.json: another-list",
+            "only in runs.csv: sorted-list",
+            "different runs",
+        ],
+    );
+    assert!(!results.join("report").exists(), "no report is written");
+
+    // throughput.csv cut inside its last line, every field still there.
+    let results = copy_fixture("cut");
+    let path = results.join("throughput.csv");
+    let text = fs::read_to_string(&path).unwrap();
+    fs::write(&path, text.trim_end_matches('\n')).unwrap();
+    let lines = text.lines().count();
+    let out = report(&results);
+    assert_input_error(&out, &[&format!("throughput.csv:{lines}"), "cut short"]);
+
+    // A regular file where the report directory goes is not moved aside.
+    let results = copy_fixture("report-file");
+    fs::write(results.join("report"), "my notes").unwrap();
+    let out = report(&results);
+    assert_input_error(&out, &["report: is a file, not a report directory"]);
+    assert_eq!(
+        fs::read_to_string(results.join("report")).unwrap(),
+        "my notes"
+    );
+    let leftovers: Vec<String> = listing(&results)
+        .into_iter()
+        .filter(|f| f.starts_with(".report"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
 fn missing_results_directory_says_how_to_make_one() {
     let dir = scratch("missing");
     let results = dir.join("results");
