@@ -173,15 +173,20 @@ fn malformed_trace_names_file_and_line() {
         "at,op,timer,deadline\n0,insert,1,100\n5,explode,1,\n",
     );
     let out_dir = dir.join("out");
-    let out = timerbench(&[
-        "run",
-        "--trace",
-        trace.to_str().unwrap(),
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
+    let out = run_input("--trace", &trace, &out_dir);
     assert_input_error(&out, &["bad.csv", "3", "explode"]);
     assert!(!out_dir.exists());
+}
+
+/// `timerbench run FLAG INPUT --out OUT_DIR`, for a spec or a trace.
+fn run_input(flag: &str, input: &Path, out_dir: &Path) -> Output {
+    timerbench(&[
+        "run",
+        flag,
+        input.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ])
 }
 
 #[test]
@@ -191,13 +196,7 @@ fn a_trace_name_outside_the_rules_and_a_non_utf8_spec_are_refused_with_where() {
     // Named by its file; a space would make a chart file that another
     // trace (a_b.csv) also makes.
     let trace = write_input(&dir, "a b.csv", "at,op,timer,deadline\n0,insert,1,100\n");
-    let out = timerbench(&[
-        "run",
-        "--trace",
-        trace.to_str().unwrap(),
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
+    let out = run_input("--trace", &trace, &out_dir);
     assert_input_error(
         &out,
         &["a b.csv: invalid trace", "\"a b\"", "rename the file"],
@@ -205,13 +204,7 @@ fn a_trace_name_outside_the_rules_and_a_non_utf8_spec_are_refused_with_where() {
     assert!(!out_dir.exists());
     let spec = dir.join("latin1.toml");
     std::fs::write(&spec, b"# a spec\nname = \"caf\xe9\"\n").unwrap();
-    let out = timerbench(&[
-        "run",
-        "--spec",
-        spec.to_str().unwrap(),
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
+    let out = run_input("--spec", &spec, &out_dir);
     assert_input_error(&out, &["latin1.toml:2:", "not valid UTF-8", "byte 20"]);
     assert!(!out_dir.exists());
 }

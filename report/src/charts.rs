@@ -651,6 +651,28 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
+/// The coordinates of a log-log chart.
+type LogLog = Cartesian2d<Ticked<LogCoord<f64>>, Ticked<LogCoord<f64>>>;
+
+/// Draws the grid, tick labels and axis descriptions `(x, y)` of a log-log
+/// chart, the descriptions at `desc_size`.
+fn draw_log_mesh<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, LogLog>,
+    (x_desc, y_desc): (&str, &str),
+    desc_size: u32,
+) -> Result<()> {
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .axis_desc_style((FONT, desc_size))
+        .label_style((FONT, LABEL_SIZE))
+        .x_label_formatter(&|x| axis_number(*x))
+        .y_label_formatter(&|y| axis_number(*y))
+        .draw()
+        .map_err(plot_err)
+}
+
 fn draw_xy(
     model: &Model,
     spec: XyChart<'_>,
@@ -683,16 +705,11 @@ fn draw_xy(
             .y_label_area_size(70)
             .build_cartesian_2d(log_axis((x_lo, x_hi)), log_axis((y_lo, y_hi)))
             .map_err(plot_err)?;
-        chart
-            .configure_mesh()
-            .x_desc("pending timers N (max_pending, log scale)")
-            .y_desc(spec.y_desc)
-            .axis_desc_style((FONT, DESC_SIZE))
-            .label_style((FONT, LABEL_SIZE))
-            .x_label_formatter(&|x| axis_number(*x))
-            .y_label_formatter(&|y| axis_number(*y))
-            .draw()
-            .map_err(plot_err)?;
+        draw_log_mesh(
+            &mut chart,
+            ("pending timers N (max_pending, log scale)", spec.y_desc),
+            DESC_SIZE,
+        )?;
         let mut reference_labels: Vec<&str> = Vec::new();
         if spec.references {
             // Anchor the slopes at the median value of the smallest N, so that
@@ -977,16 +994,7 @@ fn family_chart(
                 .y_label_area_size(60)
                 .build_cartesian_2d(log_axis((x_lo, x_hi)), log_axis((y_lo, y_hi)))
                 .map_err(plot_err)?;
-            chart
-                .configure_mesh()
-                .x_desc("pending timers N")
-                .y_desc(spec.y_desc)
-                .axis_desc_style((FONT, LABEL_SIZE))
-                .label_style((FONT, LABEL_SIZE))
-                .x_label_formatter(&|x| axis_number(*x))
-                .y_label_formatter(&|y| axis_number(*y))
-                .draw()
-                .map_err(plot_err)?;
+            draw_log_mesh(&mut chart, ("pending timers N", spec.y_desc), LABEL_SIZE)?;
             for (_, points, _) in series.iter().filter(|(a, _, _)| a.family != *family) {
                 chart
                     .draw_series(LineSeries::new(
