@@ -796,6 +796,27 @@ fn scaling_note(model: &Model, a: &Algorithm, has_data: bool) -> Option<String> 
     }
 }
 
+/// Every algorithm's points over the scaling sweep, in display order:
+/// `value(algorithm, workload)` against N, with each point's extra (an
+/// algorithm without a value has no points).
+fn sweep_series<'m>(
+    model: &'m Model,
+    value: impl Fn(&str, &str) -> Option<(f64, PointExtra)>,
+) -> Vec<SweepSeries<'m>> {
+    let sweep = model.scaling_workloads();
+    model
+        .algorithms
+        .iter()
+        .map(|a| {
+            let (points, extras): (Vec<(f64, f64)>, Vec<PointExtra>) = sweep
+                .iter()
+                .filter_map(|(w, n)| value(&a.name, w).map(|(v, e)| ((*n as f64, v), e)))
+                .unzip();
+            (a, points, extras)
+        })
+        .collect()
+}
+
 /// A chart over the scaling sweep: `value(algorithm, workload)` against N,
 /// one line per algorithm, with each point's interval and flag. `None` when
 /// no algorithm has a value.
@@ -804,17 +825,9 @@ fn sweep_chart<'m>(
     mut spec: XyChart<'m>,
     value: impl Fn(&str, &str) -> Option<(f64, PointExtra)>,
 ) -> Result<Option<Chart>> {
-    let sweep = model.scaling_workloads();
-    let (series, extras): (Vec<Series<'m>>, Vec<Vec<PointExtra>>) = model
-        .algorithms
-        .iter()
-        .map(|a| {
-            let (points, extras): (Vec<(f64, f64)>, Vec<PointExtra>) = sweep
-                .iter()
-                .filter_map(|(w, n)| value(&a.name, w).map(|(v, e)| ((*n as f64, v), e)))
-                .unzip();
-            ((a, points), extras)
-        })
+    let (series, extras): (Vec<Series<'m>>, Vec<Vec<PointExtra>>) = sweep_series(model, value)
+        .into_iter()
+        .map(|(a, points, extras)| ((a, points), extras))
         .unzip();
     spec.series = series;
     spec.extras = extras;
@@ -869,8 +882,8 @@ pub fn scaling_chart(model: &Model, operation: &str) -> Result<Option<Chart>> {
 
 /// Height of one panel of the scaling chart by family, pixels.
 const FAMILY_PANEL_HEIGHT: u32 = 420;
-/// A line of the chart by family: its algorithm, points and their intervals.
-type FamilySeries<'m> = (&'m Algorithm, Vec<(f64, f64)>, Vec<PointExtra>);
+/// A line over the scaling sweep: its algorithm, points and their extras.
+type SweepSeries<'m> = (&'m Algorithm, Vec<(f64, f64)>, Vec<PointExtra>);
 
 /// The least vertical distance between two line names, pixels.
 const LABEL_GAP: i32 = 14;
@@ -935,19 +948,8 @@ fn family_chart(
     spec: FamilyChart,
     value: impl Fn(&str, &str) -> Option<(f64, PointExtra)>,
 ) -> Result<Option<Chart>> {
-    let sweep = model.scaling_workloads();
-    let series: Vec<FamilySeries<'_>> = model
-        .algorithms
-        .iter()
-        .map(|a| {
-            let (points, extras): (Vec<(f64, f64)>, Vec<PointExtra>) = sweep
-                .iter()
-                .filter_map(|(w, n)| value(&a.name, w).map(|(v, e)| ((*n as f64, v), e)))
-                .unzip();
-            (a, points, extras)
-        })
-        .filter(|(_, points, _)| !points.is_empty())
-        .collect();
+    let mut series = sweep_series(model, value);
+    series.retain(|(_, points, _)| !points.is_empty());
     if series.is_empty() {
         return Ok(None);
     }
