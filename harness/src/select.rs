@@ -79,17 +79,7 @@ impl Selection {
             }
         }
         for path in specs {
-            let bytes = std::fs::read(path).map_err(|error| {
-                anyhow::anyhow!("cannot read the workload spec {}: {error}", path.display())
-            })?;
-            let text = workloads::decode_text(&bytes).map_err(|(line, offset)| {
-                anyhow::anyhow!(
-                    "{}:{line}: the workload spec is not valid UTF-8 text (at byte {offset}); \
-                     save it as UTF-8",
-                    path.display()
-                )
-            })?;
-            let spec = Spec::from_toml(text, &path.display().to_string())?;
+            let spec = workloads::load_spec(path)?;
             workloads.push(WorkloadSource::Spec {
                 spec: Box::new(spec),
                 scale_name: "spec".to_owned(),

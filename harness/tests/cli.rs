@@ -210,6 +210,31 @@ fn a_trace_name_outside_the_rules_and_a_non_utf8_spec_are_refused_with_where() {
 }
 
 #[test]
+fn devices_pipes_and_oversized_inputs_are_refused_before_reading() {
+    let dir = scratch("irregular-inputs");
+    let out_dir = dir.join("out");
+    // /dev/zero never ends: once read until memory ran out.
+    for flag in ["--spec", "--trace"] {
+        let out = run_input(flag, Path::new("/dev/zero"), &out_dir);
+        assert_input_error(&out, &["/dev/zero", "a device, not a regular file"]);
+    }
+    // A FIFO with no writer once blocked the run forever.
+    let fifo = dir.join("pipe.csv");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|status| status.success()) {
+        let out = run_input("--trace", &fifo, &out_dir);
+        assert_input_error(
+            &out,
+            &["pipe.csv", "a FIFO (named pipe)", "save it to a file"],
+        );
+    }
+    let big = write_input(&dir, "big.toml", &"# padding\n".repeat(120_000));
+    let out = run_input("--spec", &big, &out_dir);
+    assert_input_error(&out, &["big.toml", "larger than 1048576 bytes"]);
+    assert!(!out_dir.exists());
+}
+
+#[test]
 fn unwritable_output_directory_is_rejected() {
     let dir = scratch("unwritable");
     let file = write_input(&dir, "a-file", "");

@@ -31,6 +31,12 @@ const MAX_SIGMA: f64 = 10.0;
 /// constant at `min`; larger values only lose precision.
 const MAX_SHAPE: f64 = 1000.0;
 
+/// The range of a mixture part's `weight`. Weights are relative, so nothing is
+/// lost by bounding them; unbounded, two weights of 1e308 sum to infinity and
+/// the mixture's mean becomes NaN, which once turned a spec's arrival rate
+/// into 0 and its run into one of 0 measured operations.
+const WEIGHT_RANGE: (f64, f64) = (1e-9, 1e9);
+
 /// A distribution of durations in ticks. In TOML, a table whose `kind` names the
 /// variant, for example `{ kind = "uniform", min = 1, max = 60_000 }`.
 ///
@@ -89,7 +95,7 @@ pub enum Distribution {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Part {
-    /// Relative weight, finite and positive; weights need not sum to 1.
+    /// Relative weight, from 1e-9 to 1e9; weights need not sum to 1.
     pub weight: f64,
     /// The part's distribution.
     pub dist: Distribution,
@@ -119,8 +125,24 @@ pub(crate) fn check_real(field: &str, value: f64, low: f64, high: f64) -> Result
     } else {
         Err(FieldError::new(
             field,
-            format!("is {value}; it must be a finite number from {low} to {high}"),
+            format!(
+                "is {}; it must be a finite number from {} to {}",
+                shown(value),
+                shown(low),
+                shown(high)
+            ),
         ))
+    }
+}
+
+/// A real number as a message shows it: plainly, unless that would take more
+/// than about 20 digits (1e308 written out has 309), then in exponent form.
+fn shown(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude != 0.0 && !(1e-6..1e21).contains(&magnitude) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
     }
 }
 
@@ -225,15 +247,8 @@ impl Distribution {
                 }
                 for (i, part) in parts.iter().enumerate() {
                     let path = format!("{field}.parts[{i}]");
-                    if !(part.weight.is_finite() && part.weight > 0.0) {
-                        return Err(FieldError::new(
-                            format!("{path}.weight"),
-                            format!(
-                                "is {}; it must be a finite number greater than 0",
-                                part.weight
-                            ),
-                        ));
-                    }
+                    let (low, high) = WEIGHT_RANGE;
+                    check_real(&format!("{path}.weight"), part.weight, low, high)?;
                     part.dist.validate(&format!("{path}.dist"))?;
                 }
                 Ok(())
@@ -449,6 +464,16 @@ mod tests {
             assert!((7..=9).contains(&dist.sample(&mut rng)));
             assert!((7..=9).contains(&dist.sample_length_biased(&mut rng)));
         }
+    }
+
+    #[test]
+    fn reals_are_shown_short() {
+        assert_eq!(shown(0.5), "0.5");
+        assert_eq!(shown(100_000_000.0), "100000000");
+        assert_eq!(shown(1e308), "1e308");
+        assert_eq!(shown(1e-9), "1e-9");
+        assert_eq!(shown(0.0), "0");
+        assert_eq!(shown(f64::NAN), "NaN");
     }
 
     #[test]

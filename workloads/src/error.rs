@@ -27,6 +27,14 @@ pub enum WorkloadError {
         /// What is wrong and what is valid, phrased to follow the field's name.
         problem: String,
     },
+    /// A spec file could not be read: missing, unreadable, not a regular
+    /// file, or larger than a spec can be.
+    SpecUnreadable {
+        /// The spec file.
+        path: PathBuf,
+        /// What went wrong, from the operating system or the bound.
+        error: std::io::Error,
+    },
     /// A trace file could not be read.
     TraceUnreadable {
         /// The trace file.
@@ -61,6 +69,13 @@ impl fmt::Display for WorkloadError {
                 field,
                 problem,
             } => write!(f, "{origin}: invalid workload spec: `{field}` {problem}"),
+            WorkloadError::SpecUnreadable { path, error } => {
+                write!(
+                    f,
+                    "{}: cannot read the workload spec: {error}",
+                    path.display()
+                )
+            }
             WorkloadError::TraceUnreadable { path, error } => {
                 write!(f, "{}: cannot read the trace: {error}", path.display())
             }

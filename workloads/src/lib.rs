@@ -58,6 +58,7 @@ mod builtin;
 mod dist;
 mod error;
 mod generate;
+mod input;
 mod lifecycle;
 mod math;
 mod spec;
@@ -70,7 +71,8 @@ use std::str::FromStr;
 pub use builtin::builtins;
 pub use dist::{Distribution, Part};
 pub use error::WorkloadError;
-pub use spec::{BOM, Cancel, Periodic, Rearm, Spec, check_name, decode_text};
+pub use input::{MAX_SPEC_BYTES, MAX_TAPE_OPS, MAX_TRACE_LINE_BYTES};
+pub use spec::{BOM, Cancel, Periodic, Rearm, Spec, check_name, decode_text, load_spec};
 pub use trace::load_trace;
 
 /// Virtual time in integer ticks; one tick is one millisecond by convention.

@@ -1,10 +1,13 @@
 //! The workload spec: what a TOML file says, how it is checked, and the plan
 //! (arrival rate, population split) derived from it.
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 
 use crate::dist::{Distribution, FieldError, check_real, check_ticks};
 use crate::error::WorkloadError;
+use crate::input::{MAX_SPEC_BYTES, MAX_TAPE_OPS, read_bounded};
 use crate::lifecycle::{MIN_KEPT_FRACTION, Model};
 use crate::{Tape, Tick};
 
@@ -57,10 +60,9 @@ const MAX_PENDING: u64 = 100_000_000;
 /// drawn when it starts, and the arrival-rate estimate follows 16,384 chains.
 const MAX_REARMS: f64 = 1000.0;
 
-/// The most operations a tape may be expected to hold: 10^8 operations of 24
-/// bytes are 2.4 GB. The largest built-in (`scaling-1e7` at large scale) has
-/// about 1.2 × 10^7.
-const MAX_OPERATIONS: f64 = 1e8;
+/// The most operations a tape may be expected to hold, as a real number for
+/// the estimates ([`MAX_TAPE_OPS`]: 2.4 GB).
+const MAX_OPERATIONS: f64 = MAX_TAPE_OPS as f64;
 
 /// A workload: a description of timer traffic that [`Spec::generate`] turns into
 /// a [`Tape`]. Read from TOML with [`Spec::from_toml`]; unknown fields are
@@ -194,6 +196,30 @@ pub(crate) struct Plan {
     pub(crate) expected_ops: f64,
 }
 
+/// Reads a spec file (a regular file of at most [`MAX_SPEC_BYTES`], UTF-8 text,
+/// a byte-order mark skipped), then parses and validates it like
+/// [`Spec::from_toml`], its path naming it in messages.
+///
+/// # Errors
+///
+/// [`WorkloadError::SpecUnreadable`] if the file cannot be read, is not a
+/// regular file or is too large; [`WorkloadError::SpecSyntax`] (with the line)
+/// for text that is not UTF-8 or not a spec; [`WorkloadError::InvalidSpec`]
+/// for a value out of range.
+pub fn load_spec(path: &Path) -> Result<Spec, WorkloadError> {
+    let origin = path.display().to_string();
+    let bytes =
+        read_bounded(path, MAX_SPEC_BYTES).map_err(|error| WorkloadError::SpecUnreadable {
+            path: path.to_owned(),
+            error,
+        })?;
+    let text = decode_text(&bytes).map_err(|(line, offset)| WorkloadError::SpecSyntax {
+        origin: format!("{origin}:{line}"),
+        message: format!("the text is not valid UTF-8 (at byte {offset}); save it as UTF-8"),
+    })?;
+    Spec::from_toml(text, &origin)
+}
+
 impl Spec {
     /// Parses and validates a spec written in TOML. `origin` names where the text
     /// came from (a file name) for error messages.
@@ -286,6 +312,24 @@ impl Spec {
         let expected_ops = self.pending as f64
             + arrivals_per_tick * duration * estimate.ops_per_arrival
             + periodic_tasks as f64 * duration * estimate.fires_per_task_tick;
+        // Every field is in range, but a derived quantity could still
+        // overflow; refuse it here rather than run a tape built from a NaN.
+        let mean_lifetime = estimate.mean_lifetime();
+        let derived_ok = mean_lifetime.is_finite()
+            && mean_lifetime > 0.0
+            && arrivals_per_tick.is_finite()
+            && expected_ops.is_finite();
+        if !derived_ok {
+            return Err(FieldError::new(
+                "delay",
+                format!(
+                    "gives a mean lifetime of {mean_lifetime} ticks, {arrivals_per_tick} arrivals \
+                     per tick and {expected_ops} expected operations; each must be a finite \
+                     number (the lifetime above 0): bring the distributions' parameters closer \
+                     to the workload's duration"
+                ),
+            ));
+        }
         if expected_ops > MAX_OPERATIONS {
             return Err(FieldError::new(
                 "duration",

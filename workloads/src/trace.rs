@@ -34,9 +34,11 @@
 //! trace has no prefill: every operation is measured.
 
 use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use crate::error::WorkloadError;
+use crate::input::{MAX_TAPE_OPS, MAX_TRACE_LINE_BYTES, open_regular};
 use crate::{MAX_TIME, Op, Tape, Tick, TimedOp};
 
 /// The header every trace starts with.
@@ -50,10 +52,6 @@ const HEADER: [&str; 4] = ["at", "op", "timer", "deadline"];
 /// [`WorkloadError::InvalidTrace`], with the line and what would be valid, for
 /// a malformed file.
 pub fn load_trace(path: &Path) -> Result<Tape, WorkloadError> {
-    let bytes = std::fs::read(path).map_err(|error| WorkloadError::TraceUnreadable {
-        path: path.to_owned(),
-        error,
-    })?;
     let name = path.file_stem().map_or_else(
         || "trace".to_owned(),
         |stem| stem.to_string_lossy().into_owned(),
@@ -67,15 +65,24 @@ pub fn load_trace(path: &Path) -> Result<Tape, WorkloadError> {
             problem: format!("its name, the file's stem, {problem}; rename the file"),
         });
     }
-    parse_trace(&bytes, name, path)
+    let file = open_regular(path).map_err(|error| WorkloadError::TraceUnreadable {
+        path: path.to_owned(),
+        error,
+    })?;
+    parse_trace(BufReader::new(file), name, path)
 }
 
-/// Parses trace text; `path` is only for messages.
+/// Parses trace text, streamed a line at a time so that only the tape is
+/// held, never the file; `path` is only for messages.
 ///
 /// The format needs no quoting (every field is a number or a word), so lines
 /// are split on commas here rather than by a CSV library: that keeps line
 /// numbers exact, comments included.
-pub(crate) fn parse_trace(bytes: &[u8], name: String, path: &Path) -> Result<Tape, WorkloadError> {
+pub(crate) fn parse_trace(
+    mut reader: impl BufRead,
+    name: String,
+    path: &Path,
+) -> Result<Tape, WorkloadError> {
     let mut parser = Parser {
         path: path.to_owned(),
         ids: HashMap::new(),
@@ -84,12 +91,41 @@ pub(crate) fn parse_trace(bytes: &[u8], name: String, path: &Path) -> Result<Tap
         last: None,
         header_seen: false,
     };
-    // A byte-order mark (which some editors write) is not part of the header.
-    let bytes = bytes.strip_prefix(crate::BOM.as_bytes()).unwrap_or(bytes);
-    for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
-        let line = index as u64 + 1;
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let Ok(text) = std::str::from_utf8(raw) else {
+    let mut raw = Vec::new();
+    let mut line = 0u64;
+    loop {
+        raw.clear();
+        let read = (&mut reader)
+            .take(MAX_TRACE_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut raw)
+            .map_err(|error| WorkloadError::TraceUnreadable {
+                path: path.to_owned(),
+                error,
+            })?;
+        if read == 0 {
+            break;
+        }
+        line += 1;
+        let content = raw.strip_suffix(b"\n").unwrap_or(&raw);
+        if content.len() > MAX_TRACE_LINE_BYTES {
+            return Err(parser.error(
+                line,
+                format!(
+                    "the line is longer than {MAX_TRACE_LINE_BYTES} bytes; a trace's lines are \
+                     `at,op,timer,deadline` or comments (is this a text file?)"
+                ),
+            ));
+        }
+        let content = content.strip_suffix(b"\r").unwrap_or(content);
+        // A byte-order mark (which some editors write) is not part of the header.
+        let content = if line == 1 {
+            content
+                .strip_prefix(crate::BOM.as_bytes())
+                .unwrap_or(content)
+        } else {
+            content
+        };
+        let Ok(text) = std::str::from_utf8(content) else {
             return Err(parser.error(line, "the line is not valid UTF-8 text"));
         };
         let text = text.trim();
@@ -165,6 +201,15 @@ impl Parser {
                 ));
             }
             return Ok(());
+        }
+        if self.ops.len() as u64 >= MAX_TAPE_OPS {
+            return Err(self.error(
+                line,
+                format!(
+                    "the trace has more than {MAX_TAPE_OPS} operations, the most a tape holds \
+                     (24 bytes each: 2.4 GB); split it into shorter traces"
+                ),
+            ));
         }
         if record.len() != HEADER.len() {
             return Err(self.error(
@@ -513,7 +558,7 @@ mod tests {
     #[test]
     fn invalid_utf8_is_reported_with_its_line() {
         let bytes = b"at,op,timer,deadline\n0,insert,1,50\n1,canc\xffel,1,\n";
-        let error = parse_trace(bytes, "t".to_owned(), Path::new("t.csv")).unwrap_err();
+        let error = parse_trace(&bytes[..], "t".to_owned(), Path::new("t.csv")).unwrap_err();
         assert_eq!(
             error.to_string(),
             "t.csv:3: invalid trace: the line is not valid UTF-8 text"
@@ -532,6 +577,38 @@ mod tests {
         // chain printed whole says it once.
         assert!(std::error::Error::source(&error).is_none());
         assert_eq!(message.matches("os error").count(), 1, "{message}");
+    }
+
+    #[test]
+    fn a_line_longer_than_the_bound_is_refused_without_reading_on() {
+        let long = format!(
+            "at,op,timer,deadline\n# {}\n0,insert,1,5\n",
+            "x".repeat(5000)
+        );
+        let message = error_of(&long);
+        assert!(
+            message.starts_with("t.csv:2: invalid trace: the line is longer than 4096 bytes"),
+            "{message}"
+        );
+        // A line of exactly the bound is a line like any other.
+        let fits = format!("at,op,timer,deadline\n#{}\n0,insert,1,5", "x".repeat(4095));
+        assert_eq!(parse(&fits).unwrap().ops.len(), 1);
+    }
+
+    #[test]
+    fn a_device_or_directory_is_not_read() {
+        let message = load_trace(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert!(
+            message.starts_with(
+                "/dev/zero: cannot read the trace: it is a device, not a regular file"
+            ),
+            "{message}"
+        );
+        assert_eq!(
+            message.matches("regular file").count(),
+            2,
+            "said once: {message}"
+        );
     }
 
     #[test]

@@ -240,7 +240,18 @@ fn out_of_range_values_name_their_field() {
                 "delay = { kind = \"mixture\", parts = [ { weight = 1, dist = { kind = \"constant\", value = 5 } }, { weight = 0, dist = { kind = \"constant\", value = 5 } } ] }\n",
             )],
             "delay.parts[1].weight",
-            "is 0; it must be a finite number greater than 0",
+            "is 0; it must be a finite number from 1e-9 to 1000000000",
+        ),
+        (
+            // Two weights of 1e308 once summed to infinity: the mean was NaN,
+            // the arrival rate 0 and the run measured nothing, silently.
+            "",
+            vec![(
+                DELAY,
+                "delay = { kind = \"mixture\", parts = [ { weight = 1e308, dist = { kind = \"constant\", value = 5 } }, { weight = 1e308, dist = { kind = \"constant\", value = 9 } } ] }\n",
+            )],
+            "delay.parts[0].weight",
+            "is 1e308; it must be a finite number from 1e-9 to 1000000000",
         ),
         (
             "",
