@@ -642,6 +642,16 @@ pub fn batch_over_whole(whole: &[Rep<u64>], batched: &[Rep<Batches>]) -> Option<
     (whole > 0.0).then(|| batched / whole)
 }
 
+/// The files of a run, in the order they are moved into place.
+pub const RUN_FILES: [&str; 6] = [
+    RUNS_FILE,
+    THROUGHPUT_FILE,
+    REPETITIONS_FILE,
+    LATENCY_FILE,
+    CONTRACT_COST_FILE,
+    METADATA_FILE,
+];
+
 /// Checks that `dir` exists or can be created, and that a file can be written
 /// in it, before any measurement starts. Creates the directory.
 pub fn prepare_dir(dir: &Path) -> Result<()> {
