@@ -25,7 +25,7 @@
 //! reason; runs from different machines, compilers or profiles, or with
 //! uncommitted changes, are compared with a warning.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
@@ -34,7 +34,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::lead::{name_hash, whole_pass_times};
-use crate::output::{METADATA_FILE, RUNS_FILE, SCHEMA_VERSION, THROUGHPUT_FILE};
+use crate::output::{METADATA_FILE, RUN_FILES, RUNS_FILE, SCHEMA_VERSION, THROUGHPUT_FILE};
 use crate::replay::mix;
 use crate::stats;
 
@@ -84,6 +84,8 @@ pub fn agrees(median: f64, low: f64, high: f64, new: f64) -> bool {
 
 /// Every cell measured in both runs, with its agreement.
 pub fn agreement(base: &Path, new: &Path) -> Result<Vec<Agreement>> {
+    check_one_run(base)?;
+    check_one_run(new)?;
     let (base_settings, new_settings) = (settings(base)?, settings(new)?);
     if base_settings != new_settings {
         bail!(
@@ -113,6 +115,85 @@ pub fn agreement(base: &Path, new: &Path) -> Result<Vec<Agreement>> {
         }
     }
     Ok(cells)
+}
+
+/// The column of every run CSV, and the field of `metadata.json`, that names
+/// the run a file was written by (`results/README.md`).
+pub const RUN_ID_COLUMN: &str = "run_id";
+
+/// Refuses the results directory `dir` when its run files do not all come
+/// from one run: every reader of a recorded run calls it first. Files made
+/// before run ids have none; a set in which no file has one is accepted (it
+/// cannot be checked), a set in which some have one and some none is not.
+pub(crate) fn check_one_run(dir: &Path) -> Result<()> {
+    /// The one metadata field this reads.
+    #[derive(Deserialize)]
+    struct RunIdField {
+        run_id: Option<String>,
+    }
+    let metadata: RunIdField = read_metadata(dir, "readable fields")?;
+    let mut files = vec![(
+        METADATA_FILE,
+        BTreeSet::from([metadata.run_id.unwrap_or_default()]),
+    )];
+    for name in RUN_FILES.iter().filter(|name| name.ends_with(".csv")) {
+        let path = dir.join(name);
+        if path.is_file() {
+            files.push((name, csv_run_ids(&path)));
+        }
+    }
+    match mixed_runs(&files) {
+        Some(which) => bail!(
+            "the files in {} come from different runs ({which}); make the results again",
+            dir.display()
+        ),
+        None => Ok(()),
+    }
+}
+
+/// Every run id the rows of the CSV file `path` name (the empty string for a
+/// row without one, as in a file without the column). A file without rows,
+/// or one that cannot be read, names none: it tells nothing of its run, and
+/// its reader says what is wrong with it.
+fn csv_run_ids(path: &Path) -> BTreeSet<String> {
+    let Ok(mut reader) = csv::ReaderBuilder::new().flexible(true).from_path(path) else {
+        return BTreeSet::new();
+    };
+    let column = reader
+        .headers()
+        .ok()
+        .and_then(|headers| headers.iter().position(|name| name == RUN_ID_COLUMN));
+    reader
+        .records()
+        .filter_map(Result::ok)
+        .map(|record| column.and_then(|i| record.get(i)).unwrap_or("").to_owned())
+        .collect()
+}
+
+/// `None` when the files (each a name and the run ids its rows name, the
+/// empty string for "none") all name one run, or none; otherwise which file
+/// names which, for the refusal.
+pub fn mixed_runs(files: &[(&str, BTreeSet<String>)]) -> Option<String> {
+    let every: BTreeSet<&String> = files.iter().flat_map(|(_, ids)| ids).collect();
+    if every.len() <= 1 {
+        return None;
+    }
+    let named = |id: &String| {
+        if id.is_empty() {
+            "no run id".to_owned()
+        } else {
+            format!("run id {id}")
+        }
+    };
+    let which: Vec<String> = files
+        .iter()
+        .filter(|(_, ids)| !ids.is_empty())
+        .map(|(name, ids)| {
+            let ids: Vec<String> = ids.iter().map(named).collect();
+            format!("{name} has {}", ids.join(" and "))
+        })
+        .collect();
+    Some(which.join("; "))
 }
 
 fn settings(dir: &Path) -> Result<RunSettings> {
@@ -224,6 +305,9 @@ pub struct ComparisonRow {
     pub normalised: bool,
     /// The median cell's ratio (empty with too few cells).
     pub shift: Option<f64>,
+    /// NEW's run id, the run the file describes and sits beside (empty for a
+    /// run made before run ids): the last column, as in the run's files.
+    pub run_id: Option<String>,
 }
 
 impl Comparison {
@@ -246,6 +330,7 @@ impl Comparison {
                 noise,
                 normalised: self.normalised,
                 shift: self.shift,
+                run_id: self.run_id.clone(),
             })
             .collect()
     }
@@ -335,6 +420,8 @@ pub struct Comparison {
     pub only_base: Vec<String>,
     /// Cells measured in NEW only.
     pub only_new: Vec<String>,
+    /// NEW's run id, when it has one.
+    pub run_id: Option<String>,
 }
 
 impl Comparison {
@@ -360,6 +447,7 @@ struct CompareFacts {
     cpu_model: Option<String>,
     cores: Option<u64>,
     steal_seconds: Option<f64>,
+    run_id: Option<String>,
 }
 
 /// An algorithm of the metadata, by name.
@@ -426,6 +514,8 @@ pub fn compare(base: &Path, new: &Path, noise: f64, normalise: bool) -> Result<C
             "--noise {noise}: the noise band is a fraction from 0 (inclusive) to 1, such as 0.05"
         );
     }
+    check_one_run(base)?;
+    check_one_run(new)?;
     let facts = |dir: &Path| -> Result<CompareFacts> {
         read_metadata(
             dir,
@@ -484,7 +574,10 @@ pub fn compare(base: &Path, new: &Path, noise: f64, normalise: bool) -> Result<C
             refusals.join("; ")
         );
     }
-    let mut comparison = Comparison::default();
+    let mut comparison = Comparison {
+        run_id: n.run_id.clone(),
+        ..Comparison::default()
+    };
     describe_builds(&b, &n, &mut comparison);
 
     let (base_times, new_times) = (whole_pass_times(base)?, whole_pass_times(new)?);
@@ -631,6 +724,37 @@ mod tests {
         assert!(agrees(100.0, 99.0, 101.0, 91.0), "within 10% below");
         assert!(!agrees(100.0, 99.0, 101.0, 111.0), "outside both");
         assert!(!agrees(100.0, 95.0, 105.0, 85.0), "outside both, below");
+    }
+
+    #[test]
+    fn files_of_different_runs_are_named_with_their_ids() {
+        let ids =
+            |list: &[&str]| -> BTreeSet<String> { list.iter().map(|s| s.to_string()).collect() };
+        let one_run = [
+            (METADATA_FILE, ids(&["a"])),
+            (RUNS_FILE, ids(&["a"])),
+            ("contract_cost.csv", ids(&[])),
+        ];
+        assert_eq!(
+            mixed_runs(&one_run),
+            None,
+            "a file without rows says nothing"
+        );
+        let before_run_ids = [(METADATA_FILE, ids(&[""])), (RUNS_FILE, ids(&[""]))];
+        assert_eq!(mixed_runs(&before_run_ids), None);
+        let mixed = [
+            (METADATA_FILE, ids(&["a"])),
+            (RUNS_FILE, ids(&["b"])),
+            ("latency.csv", ids(&[""])),
+            (THROUGHPUT_FILE, ids(&["a", "b"])),
+        ];
+        assert_eq!(
+            mixed_runs(&mixed).as_deref(),
+            Some(
+                "metadata.json has run id a; runs.csv has run id b; latency.csv has no run id; \
+                 throughput.csv has run id a and run id b"
+            )
+        );
     }
 
     #[test]
@@ -818,6 +942,37 @@ mod tests {
             .to_string();
         assert!(error.contains("workload w is not the same"), "{error}");
         assert!(error.contains("101 measured operations"), "{error}");
+    }
+
+    #[test]
+    fn a_directory_whose_files_name_different_runs_is_refused() {
+        let scratch = Scratch::new("two-runs");
+        let dir = scratch.0.join("run");
+        Run {
+            seed: 7,
+            cpu: "one CPU",
+            commit: "aaa",
+            cells: vec![("a", "w", vec![10, 11, 12])],
+        }
+        .write(&dir);
+        // No file has a run id: made before run ids, and accepted.
+        assert!(compare(&dir, &dir, NOISE_THRESHOLD, false).is_ok());
+        let path = dir.join(METADATA_FILE);
+        let mut metadata: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        metadata["run_id"] = "20261125T130501Z-1".into();
+        std::fs::write(&path, metadata.to_string()).unwrap();
+        let error = compare(&dir, &dir, NOISE_THRESHOLD, false)
+            .unwrap_err()
+            .to_string();
+        for fragment in [
+            "different runs",
+            "metadata.json has run id 20261125T130501Z-1",
+            "runs.csv has no run id",
+            "make the results again",
+        ] {
+            assert!(error.contains(fragment), "{fragment}: {error}");
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde::Deserialize;
 
-use crate::compare::{read_metadata, read_rows};
+use crate::compare::{check_one_run, read_metadata, read_rows};
 use crate::output::REPETITIONS_FILE;
 use crate::replay::mix;
 use crate::stats;
@@ -110,6 +110,7 @@ struct RepetitionRow {
 /// run's order; a workload that skipped the row has none) and rival. A rival group with no member on a workload gives
 /// no lead there.
 pub fn leads(dir: &Path, row: &str) -> Result<Vec<Lead>> {
+    check_one_run(dir)?;
     let facts = run_facts(dir)?;
     if !facts.algorithms.iter().any(|a| a.name == row) {
         let names: Vec<&str> = facts.algorithms.iter().map(|a| a.name.as_str()).collect();

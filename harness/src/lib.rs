@@ -9,7 +9,8 @@
 //! * [`passes`]: the verification, throughput and latency passes as hooks.
 //! * [`bench`](mod@bench): the reference run and the three passes per (algorithm, workload).
 //! * [`select`]: command-line names and files to a validated selection.
-//! * [`output`]: result rows, the CSV schema, atomic writes.
+//! * [`output`]: result rows, the CSV schema, the checks before a run.
+//! * [`swap`]: a set of files written whole or not at all (staged, then renamed).
 //! * [`metadata`]: the run metadata.
 //! * [`alloc`]: the counting global allocator (installed by the binary).
 //! * [`clock`]: the clock floor and clock source.
@@ -32,6 +33,7 @@ pub mod replay;
 pub mod select;
 pub mod stats;
 pub mod summary;
+pub mod swap;
 
 /// The default seed of `timerbench run` and of the micro-benchmarks. Nothing up
 /// our sleeves: the first hex digits of pi's fractional part.

@@ -5,7 +5,9 @@
 //! them. See the README for the method and `results/README.md` for the schema.
 //! Exit codes: 0 success, 1 a failure of the run itself (an algorithm disagreed
 //! with the reference model, a file could not be written), 2 bad input (unknown
-//! names, an invalid spec or trace, an unusable output directory).
+//! names, an invalid spec or trace, an unusable output directory: not
+//! writable, a directory where a result file goes, too little free space;
+//! results files of different runs).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -376,12 +378,30 @@ fn run(args: RunArgs) -> Result<(), Failure> {
             "timerbench: warning: this is a debug build; measure with `cargo run --release` or `make results`"
         );
     }
-    // Everything the user named is checked before anything is measured or written.
+    // Everything the user named is checked before anything is measured or
+    // written, and so is everything about the output directory that could
+    // fail the run at its end.
     let selection = args.chosen.resolve()?;
-    output::prepare_dir(&args.out).map_err(Failure::Input)?;
+    let cells = (selection.algorithms.len() * selection.workloads.len()) as u64;
+    let repeat = u64::from(args.repeat);
+    let targets = [&output::RUN_FILES[..], &output::RUN_STALE_FILES[..]].concat();
+    let notes = output::prepare_output(&output::Destination {
+        dir: &args.out,
+        targets: &targets,
+        writer: "a run",
+        estimate: output::estimated_run_bytes(cells, repeat),
+        how: format!(
+            "{cells} cells of {} rows, {} bytes a row at most",
+            output::rows_per_cell(repeat),
+            output::BYTES_PER_ROW_BOUND
+        ),
+    })
+    .map_err(Failure::Input)?;
+    for note in notes {
+        eprintln!("timerbench: {note}");
+    }
 
-    let started = Instant::now();
-    let steal_at_start = clock::steal_seconds();
+    let start = metadata::Start::now();
     let floor_histogram = clock::floor();
     let floor = Floor {
         p50_ns: floor_histogram.value_at_quantile(0.5),
@@ -398,7 +418,6 @@ fn run(args: RunArgs) -> Result<(), Failure> {
             args.repeat
         );
     }
-    let repeat = u64::from(args.repeat);
     // Per workload: each algorithm's untimed checks and 2 timed passes per
     // repetition, and the overhead probe's one pass per repetition.
     let steps_per_workload = selection.algorithms.len() as u64 * (1 + 2 * repeat) + repeat;
@@ -408,7 +427,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
             .expect("constant template")
             .progress_chars("=> "),
     );
-    let mut rows = Rows::default();
+    let mut rows = Rows::new(&start.run_id);
     let mut overheads = Vec::new();
     for (index, source) in selection.workloads.iter().enumerate() {
         // The message names the workload by its place in the run, so that a
@@ -487,27 +506,35 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         floor,
         memory.clone(),
         overheads.clone(),
-        started,
-        steal_at_start,
+        &start,
     );
-    let written = output::write_all(&args.out, &rows, &metadata).map_err(Failure::Run)?;
+    let swapped = output::write_all(&args.out, &rows, &metadata).map_err(Failure::Run)?;
     print_summary(&rows, &selection, args.repeat);
     print_contract_cost(&rows);
     print_overhead(&overheads);
-    if let Some((start, end)) = steal_at_start.zip(clock::steal_seconds()) {
+    if let Some((at_start, at_end)) = start.steal_seconds.zip(clock::steal_seconds()) {
         println!(
             "CPU time the hypervisor took from this VM during the run (steal): {:.1} s of {:.0} s\n\
              (a run with much steal is not one to compare absolute times with)",
-            end - start,
-            started.elapsed().as_secs_f64()
+            at_end - at_start,
+            start.instant.elapsed().as_secs_f64()
         );
     }
     print_memory_latency(&memory);
     println!();
-    for path in written {
+    println!("run {}:", start.run_id);
+    print_swapped(&swapped);
+    Ok(())
+}
+
+/// What a write did: each file written, and each stale file removed.
+fn print_swapped(swapped: &harness::swap::Swapped) {
+    for path in &swapped.written {
         println!("wrote {}", path.display());
     }
-    Ok(())
+    for path in &swapped.removed {
+        println!("removed {}: it described the previous run", path.display());
+    }
 }
 
 /// What the contract costs each native row's structure, one line per pair.
@@ -672,9 +699,9 @@ fn compare(
         }
     }
     if save {
-        let written =
+        let swapped =
             output::write_comparison(new, &comparison.rows(base, noise)).map_err(Failure::Run)?;
-        for path in written {
+        for path in swapped.written {
             let _ = writeln!(
                 text,
                 "wrote {} (`make report OUT={}` draws it)",
@@ -789,7 +816,21 @@ fn counts(args: CountsArgs) -> Result<(), Failure> {
     let scale: workloads::Scale = args.chosen.scale.into();
     let selection = args.chosen.resolve()?;
     let (valgrind, version) = counts::locate_valgrind().map_err(Failure::Input)?;
-    output::prepare_dir(&args.out).map_err(Failure::Input)?;
+    let cells = (selection.algorithms.len() * selection.workloads.len()) as u64;
+    let notes = output::prepare_output(&output::Destination {
+        dir: &args.out,
+        targets: &output::COUNTS_FILES,
+        writer: "timerbench counts",
+        estimate: output::estimated_counts_bytes(cells),
+        how: format!(
+            "{cells} cells, {} bytes a row at most",
+            output::BYTES_PER_ROW_BOUND
+        ),
+    })
+    .map_err(Failure::Input)?;
+    for note in notes {
+        eprintln!("timerbench: {note}");
+    }
     if let Some(keep) = &args.keep_callgrind {
         output::prepare_dir(keep).map_err(Failure::Input)?;
     }
@@ -819,12 +860,10 @@ fn counts(args: CountsArgs) -> Result<(), Failure> {
         limit,
         started,
     );
-    let written = output::write_counts(&args.out, &rows, &metadata).map_err(Failure::Run)?;
+    let swapped = output::write_counts(&args.out, &rows, &metadata).map_err(Failure::Run)?;
     print_counts(&rows);
     println!();
-    for path in written {
-        println!("wrote {}", path.display());
-    }
+    print_swapped(&swapped);
     Ok(())
 }
 

@@ -78,10 +78,33 @@ pub struct AlgorithmEntry {
     native_of: Option<&'static str>,
 }
 
+/// How a run started: its id and what is measured from its start.
+#[derive(Clone, Debug)]
+pub struct Start {
+    /// The run's id ([`run_id`]).
+    pub run_id: String,
+    /// When it started, for its wall time.
+    pub instant: Instant,
+    /// The steal counter then (`clock::steal_seconds`), for its steal time.
+    pub steal_seconds: Option<f64>,
+}
+
+impl Start {
+    /// A run starting now, in this process.
+    pub fn now() -> Self {
+        Self {
+            run_id: run_id(SystemTime::now(), std::process::id()),
+            instant: Instant::now(),
+            steal_seconds: clock::steal_seconds(),
+        }
+    }
+}
+
 /// The contents of `metadata.json`.
 #[derive(Debug, Serialize)]
 pub struct Metadata {
     schema_version: u32,
+    run_id: String,
     generator_version: u32,
     timerbench_version: &'static str,
     #[serde(flatten)]
@@ -104,19 +127,19 @@ pub struct Metadata {
 }
 
 impl Metadata {
-    /// Gathers the metadata of a run that started at `started`.
+    /// Gathers the metadata of the run that started as `start` said.
     pub fn collect(
         settings: Settings,
         selection: &Selection,
         floor: Floor,
         memory: Vec<MemoryLatency>,
         replay_overhead: Vec<ReplayOverhead>,
-        started: Instant,
-        steal_at_start: Option<f64>,
+        start: &Start,
     ) -> Self {
         let catalog = algorithms::registry::catalog();
         Self {
             schema_version: SCHEMA_VERSION,
+            run_id: start.run_id.clone(),
             generator_version: workloads::GENERATOR_VERSION,
             timerbench_version: env!("CARGO_PKG_VERSION"),
             settings,
@@ -147,8 +170,9 @@ impl Metadata {
             clock_floor_ns: floor,
             memory_latency_ns: memory,
             date_utc: utc_timestamp(SystemTime::now()),
-            wall_seconds: started.elapsed().as_secs_f64(),
-            steal_seconds: steal_at_start
+            wall_seconds: start.instant.elapsed().as_secs_f64(),
+            steal_seconds: start
+                .steal_seconds
                 .zip(clock::steal_seconds())
                 .map(|(start, end)| end - start),
             crate_versions: crate_versions(include_str!("../../Cargo.lock")),
@@ -281,15 +305,27 @@ fn crate_versions(lock: &str) -> BTreeMap<String, String> {
 
 /// `time` as `YYYY-MM-DDTHH:MM:SSZ`.
 fn utc_timestamp(time: SystemTime) -> String {
+    let [year, month, day, hour, minute, second] = utc_fields(time);
+    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}Z")
+}
+
+/// A run's id: its start in UTC to the second and the process id,
+/// `YYYYMMDDTHHMMSSZ-PID` (e.g. `20261125T130501Z-12345`). No two runs share
+/// one: a process runs one run, and no two live processes share an id. It
+/// ends in the process id because the staging directory is named after it
+/// (`crate::swap`), and a later run removes that directory only when its
+/// process is gone. Metadata like the date: no figure depends on it.
+pub fn run_id(time: SystemTime, pid: u32) -> String {
+    let [year, month, day, hour, minute, second] = utc_fields(time);
+    format!("{year:04}{month:02}{day:02}T{hour:02}{minute:02}{second:02}Z-{pid}")
+}
+
+/// Year, month, day, hour, minute and second of `time` in UTC.
+fn utc_fields(time: SystemTime) -> [u64; 6] {
     let seconds = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let (days, rest) = (seconds / 86_400, seconds % 86_400);
     let (year, month, day) = civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
+    [year, month, day, rest / 3600, rest % 3600 / 60, rest % 60]
 }
 
 /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard
@@ -317,6 +353,14 @@ mod tests {
         assert_eq!(civil_from_days(59), (1970, 3, 1));
         assert_eq!(civil_from_days(11_016), (2000, 2, 29));
         assert_eq!(civil_from_days(20_779), (2026, 11, 22));
+    }
+
+    #[test]
+    fn a_run_id_is_the_utc_second_and_the_process() {
+        let time =
+            UNIX_EPOCH + std::time::Duration::from_secs(20_779 * 86_400 + 13 * 3600 + 5 * 60 + 1);
+        assert_eq!(run_id(time, 12_345), "20261122T130501Z-12345");
+        assert_eq!(utc_timestamp(time), "2026-11-22T13:05:01Z");
     }
 
     #[test]

@@ -1,16 +1,25 @@
-//! Results on disk: four tidy CSV files and a metadata file, written atomically;
+//! Results on disk: five tidy CSV files and a metadata file, written whole;
 //! and the aggregation of a workload's repetitions into them (medians,
 //! intervals, ratios to the best, ties: `crate::stats`).
 //!
 //! The schema is documented in `results/README.md`; [`SCHEMA_VERSION`] is the
 //! first column of every CSV row and a field of the metadata, so that a reader can
-//! refuse files it does not understand. Every file is first written under a
-//! temporary name in the output directory and renamed into place only when all of
-//! them were written, so an interrupted or failed run leaves no half-written CSV
-//! (and no mix of old and new files).
+//! refuse files it does not understand. The run's id ([`Rows::new`]) is the
+//! last column of every row and a field of the metadata, so that a reader can
+//! refuse files of different runs.
+//!
+//! Writing: before anything is measured, [`prepare_output`] checks the output
+//! directory (writable, no directory where a file goes, room on its
+//! filesystem for [`estimated_run_bytes`]) and removes what interrupted runs
+//! left there. At the end, [`write_all`] writes every file into a staging
+//! directory inside the output directory and swaps the set in by renames,
+//! restoring the previous set if any rename fails ([`crate::swap`]): a failed
+//! run leaves the previous results unchanged and nothing behind. A new run
+//! removes a stale `comparison.csv` in the same swap. `timerbench counts` and
+//! `timerbench compare --save` write their files the same way.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -19,6 +28,7 @@ use crate::bench::{AlgorithmResult, Measurement, Outcome, PERCENTILES, Rep, quan
 use crate::passes::{Batches, Kind};
 use crate::replay::mix;
 use crate::stats::{self, Summary};
+use crate::swap::{self, FileSet, Swapped};
 
 /// How far the batched pass's total may stray from the whole pass's before its
 /// per-kind split is flagged as not adding up (`consistent = false`).
@@ -94,6 +104,9 @@ pub struct RunRow {
     max_lateness_ticks: Option<u64>,
     checksum: String,
     wall_ms: Option<u64>,
+    /// The run the row belongs to (see [`Rows::new`]): the last column, so
+    /// that columns placed by position stay where they were.
+    run_id: String,
 }
 
 /// One row of `throughput.csv`: one operation of one run, over its repetitions.
@@ -121,6 +134,9 @@ pub struct ThroughputRow {
     ratio_ci_low: Option<f64>,
     ratio_ci_high: Option<f64>,
     tied_with_best: Option<bool>,
+    /// The run the row belongs to (see [`Rows::new`]): the last column, so
+    /// that columns placed by position stay where they were.
+    run_id: String,
 }
 
 /// One row of `contract_cost.csv`: a native row (a crate or baseline driven
@@ -151,6 +167,8 @@ pub struct ContractCostRow {
     pub ratio_ci_high: Option<f64>,
     /// Whether the two medians' intervals overlap: no measurable cost.
     pub tied: bool,
+    /// The run the row belongs to.
+    run_id: String,
 }
 
 /// One row of `repetitions.csv`: one operation of one timed pass.
@@ -168,6 +186,9 @@ pub struct RepetitionRow {
     count: u64,
     total_ns: u64,
     batches: u64,
+    /// The run the row belongs to (see [`Rows::new`]): the last column, so
+    /// that columns placed by position stay where they were.
+    run_id: String,
 }
 
 /// One row of `latency.csv`: one operation of one run.
@@ -188,6 +209,9 @@ pub struct LatencyRow {
     max_ns: u64,
     floor_p50_ns: u64,
     floor_p99_ns: u64,
+    /// The run the row belongs to (see [`Rows::new`]): the last column, so
+    /// that columns placed by position stay where they were.
+    run_id: String,
 }
 
 /// Facts about a workload's tape that every row of it shares.
@@ -217,8 +241,8 @@ pub struct Floor {
 }
 
 /// All rows of a run, accumulated workload by workload.
-#[derive(Default)]
 pub struct Rows {
+    run_id: String,
     runs: Vec<RunRow>,
     throughput: Vec<ThroughputRow>,
     repetitions: Vec<RepetitionRow>,
@@ -249,6 +273,24 @@ pub fn whole_per_op(whole: &[Rep<u64>], measured_ops: u64) -> Vec<f64> {
 }
 
 impl Rows {
+    /// No rows yet, of the run `run_id` (`metadata::run_id`), which every
+    /// row carries: a reader refuses files whose rows name different runs.
+    pub fn new(run_id: &str) -> Self {
+        Self {
+            run_id: run_id.to_owned(),
+            runs: Vec::new(),
+            throughput: Vec::new(),
+            repetitions: Vec::new(),
+            latency: Vec::new(),
+            contract_cost: Vec::new(),
+        }
+    }
+
+    /// The run the rows belong to.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
     /// Adds every algorithm's result on one workload: the rows of each, and
     /// the comparison of each with the workload's best. `seed` seeds the
     /// bootstrap intervals (mixed with each algorithm's place).
@@ -337,6 +379,7 @@ impl Rows {
                 ratio_ci_low: interval.map(|i| i.0),
                 ratio_ci_high: interval.map(|i| i.1),
                 tied: contracted.1.overlaps(&native.1),
+                run_id: self.run_id.clone(),
             });
         }
     }
@@ -390,6 +433,7 @@ impl Rows {
             max_lateness_ticks: m.map(|m| m.max_lateness),
             checksum: m.map_or_else(String::new, |m| m.checksum.to_hex()),
             wall_ms: m.map(|m| m.wall_ms),
+            run_id: self.run_id.clone(),
         });
         // A skipped run has no timings.
         let Some(m) = m else { return };
@@ -431,6 +475,7 @@ impl Rows {
                 ratio_ci_low: None,
                 ratio_ci_high: None,
                 tied_with_best: None,
+                run_id: self.run_id.clone(),
             }
         };
         let mut all = row(
@@ -501,6 +546,7 @@ impl Rows {
                 count,
                 total_ns,
                 batches,
+                run_id: self.run_id.clone(),
             };
         let mut rows = Vec::new();
         for rep in &m.whole {
@@ -561,6 +607,7 @@ impl Rows {
             max_ns: h.max(),
             floor_p50_ns: floor.p50_ns,
             floor_p99_ns: floor.p99_ns,
+            run_id: self.run_id.clone(),
         };
         for kind in Kind::ALL {
             self.latency
@@ -642,6 +689,71 @@ pub fn batch_over_whole(whole: &[Rep<u64>], batched: &[Rep<Batches>]) -> Option<
     (whole > 0.0).then(|| batched / whole)
 }
 
+/// The files of a run, in the order they are moved into place.
+pub const RUN_FILES: [&str; 6] = [
+    RUNS_FILE,
+    THROUGHPUT_FILE,
+    REPETITIONS_FILE,
+    LATENCY_FILE,
+    CONTRACT_COST_FILE,
+    METADATA_FILE,
+];
+
+/// Files a run makes stale, removed as part of its swap: a `comparison.csv`
+/// describes the run it was made from, not the next one.
+pub const RUN_STALE_FILES: [&str; 1] = [COMPARISON_FILE];
+
+/// `timerbench counts`' files, in the order they are moved into place.
+pub const COUNTS_FILES: [&str; 2] = [COUNTS_FILE, COUNTS_METADATA_FILE];
+
+/// A generous bound on the bytes of one CSV row with its run id: the longest
+/// row of the committed reference run is under 400 bytes (a `runs.csv` row
+/// with a skip reason), and most are under 150 (a test holds the bound to
+/// that run).
+pub const BYTES_PER_ROW_BOUND: u64 = 512;
+
+/// A bound on the bytes of what does not grow with the cells: the CSV headers
+/// and the metadata (the reference run's `metadata.json`, with every
+/// algorithm and built-in workload, is 11 KB).
+pub const FIXED_BYTES_BOUND: u64 = 64 * 1024;
+
+/// The rows one measured (algorithm, workload) cell adds to the run files
+/// with `repetitions` timed repetitions (see [`Rows::add_workload`]).
+pub fn rows_per_cell(repetitions: u64) -> u64 {
+    let kinds = Kind::ALL.len() as u64;
+    let runs = 1;
+    // `all`, a row per kind, and `expire`.
+    let throughput = kinds + 2;
+    // Per repetition: the whole pass's `all`; the batched pass's kinds and `expire`.
+    let per_repetition = 1 + kinds + 1;
+    // A row per kind, and `expire`.
+    let latency = kinds + 1;
+    // At most one: a native row against its contract row.
+    let contract_cost = 1;
+    (runs + throughput + latency + contract_cost)
+        .saturating_add(repetitions.saturating_mul(per_repetition))
+}
+
+/// A generous estimate of the bytes a run of `cells` (algorithm, workload)
+/// cells with `repetitions` repetitions writes: every cell measured, every
+/// row [`BYTES_PER_ROW_BOUND`] long, plus [`FIXED_BYTES_BOUND`].
+pub fn estimated_run_bytes(cells: u64, repetitions: u64) -> u64 {
+    cells
+        .saturating_mul(rows_per_cell(repetitions))
+        .saturating_mul(BYTES_PER_ROW_BOUND)
+        .saturating_add(FIXED_BYTES_BOUND)
+}
+
+/// The same for `timerbench counts`: per cell, an `all` row and a row per
+/// operation kind.
+pub fn estimated_counts_bytes(cells: u64) -> u64 {
+    let rows_per_cell = 1 + Kind::ALL.len() as u64;
+    cells
+        .saturating_mul(rows_per_cell)
+        .saturating_mul(BYTES_PER_ROW_BOUND)
+        .saturating_add(FIXED_BYTES_BOUND)
+}
+
 /// Checks that `dir` exists or can be created, and that a file can be written
 /// in it, before any measurement starts. Creates the directory.
 pub fn prepare_dir(dir: &Path) -> Result<()> {
@@ -654,93 +766,247 @@ pub fn prepare_dir(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Writes the rows and `metadata` into `dir`: every file under a temporary
-/// name first, then all renamed into place.
-pub fn write_all(dir: &Path, rows: &Rows, metadata: &impl Serialize) -> Result<Vec<PathBuf>> {
-    write_staged(dir, |staged| {
-        staged.push(stage_csv(dir, RUNS_FILE, &rows.runs)?);
-        staged.push(stage_csv(dir, THROUGHPUT_FILE, &rows.throughput)?);
-        staged.push(stage_csv(dir, REPETITIONS_FILE, &rows.repetitions)?);
-        staged.push(stage_csv(dir, LATENCY_FILE, &rows.latency)?);
-        // Written even when empty, so that no earlier run's rows stay behind.
-        staged.push(stage_csv(dir, CONTRACT_COST_FILE, &rows.contract_cost)?);
-        staged.push(stage_json(dir, METADATA_FILE, metadata)?);
-        Ok(())
-    })
+/// What a command that writes `targets` into `dir` needs, for `writer`
+/// ("a run") to write them there.
+pub struct Destination<'a> {
+    /// The output directory.
+    pub dir: &'a Path,
+    /// Every name the command writes or removes there.
+    pub targets: &'a [&'a str],
+    /// Who writes, for messages.
+    pub writer: &'a str,
+    /// The bytes it will write, at most ([`estimated_run_bytes`]).
+    pub estimate: u64,
+    /// How the estimate was made, for the message that refuses it.
+    pub how: String,
 }
 
-/// Writes `timerbench counts`' rows and their metadata into `dir`, as
-/// [`write_all`] writes a run's: both staged, then both renamed into place.
+/// Everything checked of an output directory before a command measures
+/// anything, so that minutes of work cannot fail at the end for a reason
+/// known at the start: the directory is made and writable ([`prepare_dir`]);
+/// every target is absent or a file ([`swap::check_targets`]); what
+/// timerbench processes that are gone left there is removed
+/// ([`swap::remove_abandoned`]; the sentences returned say what, for the
+/// terminal); and its filesystem has room for the estimate
+/// ([`swap::check_free_space`]).
+pub fn prepare_output(to: &Destination<'_>) -> Result<Vec<String>> {
+    prepare_dir(to.dir)?;
+    swap::check_targets(to.dir, to.targets, to.writer)?;
+    let notes = swap::remove_abandoned(to.dir, to.targets);
+    swap::check_free_space(to.dir, to.estimate, &to.how)?;
+    Ok(notes)
+}
+
+/// Writes the rows and `metadata` into `dir` whole, replacing the previous
+/// run's files and removing a stale `comparison.csv` (see [`swap`]).
+pub fn write_all(dir: &Path, rows: &Rows, metadata: &impl Serialize) -> Result<Swapped> {
+    write_all_with(dir, rows, metadata, |from, to| fs::rename(from, to))
+}
+
+/// [`write_all`] with the rename given, for tests.
+fn write_all_with(
+    dir: &Path,
+    rows: &Rows,
+    metadata: &impl Serialize,
+    rename: impl FnMut(&Path, &Path) -> std::io::Result<()>,
+) -> Result<Swapped> {
+    let set = FileSet {
+        dir,
+        staging: swap::staging_name("run", &rows.run_id),
+        files: &RUN_FILES,
+        stale: &RUN_STALE_FILES,
+        writer: "a run",
+    };
+    let stage = |staging: &Path| -> Result<()> {
+        swap::write_csv(&staging.join(RUNS_FILE), &rows.runs)?;
+        swap::write_csv(&staging.join(THROUGHPUT_FILE), &rows.throughput)?;
+        swap::write_csv(&staging.join(REPETITIONS_FILE), &rows.repetitions)?;
+        swap::write_csv(&staging.join(LATENCY_FILE), &rows.latency)?;
+        // Written even when empty, so that no earlier run's rows stay behind.
+        swap::write_csv(&staging.join(CONTRACT_COST_FILE), &rows.contract_cost)?;
+        write_json(&staging.join(METADATA_FILE), metadata)
+    };
+    swap::write_set(&set, stage, rename)
+}
+
+/// Writes `timerbench counts`' rows and their metadata into `dir`, whole, as
+/// [`write_all`] writes a run's.
 pub fn write_counts<T: Serialize>(
     dir: &Path,
     rows: &[T],
     metadata: &impl Serialize,
-) -> Result<Vec<PathBuf>> {
-    write_staged(dir, |staged| {
-        staged.push(stage_csv(dir, COUNTS_FILE, rows)?);
-        staged.push(stage_json(dir, COUNTS_METADATA_FILE, metadata)?);
-        Ok(())
-    })
+) -> Result<Swapped> {
+    let set = FileSet {
+        dir,
+        staging: swap::staging_name("counts", &std::process::id().to_string()),
+        files: &COUNTS_FILES,
+        stale: &[],
+        writer: "timerbench counts",
+    };
+    let stage = |staging: &Path| -> Result<()> {
+        swap::write_csv(&staging.join(COUNTS_FILE), rows)?;
+        write_json(&staging.join(COUNTS_METADATA_FILE), metadata)
+    };
+    swap::write_set(&set, stage, |from, to| fs::rename(from, to))
 }
 
-/// Writes `comparison.csv` into `dir` (a temporary name renamed into place).
-pub fn write_comparison<T: Serialize>(dir: &Path, rows: &[T]) -> Result<Vec<PathBuf>> {
-    write_staged(dir, |staged| {
-        staged.push(stage_csv(dir, COMPARISON_FILE, rows)?);
-        Ok(())
-    })
+/// Writes `comparison.csv` into `dir`, staged and renamed into place as
+/// [`write_all`] writes a run's files.
+pub fn write_comparison<T: Serialize>(dir: &Path, rows: &[T]) -> Result<Swapped> {
+    let set = FileSet {
+        dir,
+        staging: swap::staging_name("compare", &std::process::id().to_string()),
+        files: &[COMPARISON_FILE],
+        stale: &[],
+        writer: "timerbench compare --save",
+    };
+    let stage = |staging: &Path| swap::write_csv(&staging.join(COMPARISON_FILE), rows);
+    swap::write_set(&set, stage, |from, to| fs::rename(from, to))
 }
 
-/// Runs `stage`, which writes files under temporary names and records each
-/// (temporary, target) pair; if it fails, removes what it staged, otherwise
-/// renames every file into place.
-fn write_staged(
-    dir: &Path,
-    stage: impl FnOnce(&mut Vec<(PathBuf, PathBuf)>) -> Result<()>,
-) -> Result<Vec<PathBuf>> {
-    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
-    if let Err(error) = stage(&mut staged) {
-        for (temp, _) in &staged {
-            fs::remove_file(temp).ok();
-        }
-        return Err(error.context(format!("nothing was written to {}", dir.display())));
-    }
-    let mut written = Vec::new();
-    for (temp, target) in staged {
-        fs::rename(&temp, &target)
-            .with_context(|| format!("cannot move {} into place", target.display()))?;
-        written.push(target);
-    }
-    Ok(written)
-}
-
-fn stage_json(dir: &Path, name: &str, value: &impl Serialize) -> Result<(PathBuf, PathBuf)> {
+/// Writes `value` as pretty JSON, with a final newline, to the new file `path`.
+fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     let json = serde_json::to_string_pretty(value)? + "\n";
-    stage_bytes(dir, name, json.as_bytes())
+    swap::write_synced(path, json.as_bytes())
 }
 
-fn temp_path(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
-    (
-        dir.join(format!(".{name}.tmp-{}", std::process::id())),
-        dir.join(name),
-    )
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn stage_csv<T: Serialize>(dir: &Path, name: &str, rows: &[T]) -> Result<(PathBuf, PathBuf)> {
-    let (temp, target) = temp_path(dir, name);
-    let mut writer = csv::Writer::from_path(&temp)
-        .with_context(|| format!("cannot write {}", temp.display()))?;
-    for row in rows {
-        writer.serialize(row)?;
+    /// A scratch directory removed when the test ends.
+    struct Scratch(std::path::PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Self {
+            let dir = std::env::temp_dir()
+                .join(format!("timerbench-output-{}-{name}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).unwrap();
+            Self(dir)
+        }
     }
-    writer
-        .flush()
-        .with_context(|| format!("cannot write {}", temp.display()))?;
-    Ok((temp, target))
-}
 
-fn stage_bytes(dir: &Path, name: &str, bytes: &[u8]) -> Result<(PathBuf, PathBuf)> {
-    let (temp, target) = temp_path(dir, name);
-    fs::write(&temp, bytes).with_context(|| format!("cannot write {}", temp.display()))?;
-    Ok((temp, target))
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Every entry of `dir` (hidden ones too) and its bytes; a directory
+    /// has none.
+    fn entries(dir: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut entries: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| {
+                let entry = entry.unwrap();
+                let name = entry.file_name().to_string_lossy().into_owned();
+                (name, fs::read(entry.path()).unwrap_or_default())
+            })
+            .collect();
+        entries.sort();
+        entries
+    }
+
+    /// Issue 16: a kill between two renames, simulated by making the second
+    /// rename fail, cannot leave a mix: the previous run's files come back
+    /// byte for byte, the file it lacked is not there, the stale comparison
+    /// and the files of no run stay, and no staging directory or temporary
+    /// file is left.
+    #[test]
+    fn a_failed_second_rename_leaves_the_previous_run_exactly() {
+        let scratch = Scratch::new("second-rename");
+        let dir = &scratch.0;
+        // The previous run: every file but contract_cost.csv (a run made
+        // before it existed).
+        for name in RUN_FILES.iter().filter(|&&n| n != CONTRACT_COST_FILE) {
+            fs::write(dir.join(name), format!("previous {name}\n")).unwrap();
+        }
+        for name in [COMPARISON_FILE, "README.md", COUNTS_FILE] {
+            fs::write(dir.join(name), format!("kept {name}\n")).unwrap();
+        }
+        let before = entries(dir);
+        let mut renames = Vec::new();
+        let rows = Rows::new("20261125T130501Z-1");
+        let error = write_all_with(
+            dir,
+            &rows,
+            &serde_json::json!({"run_id": "new"}),
+            |from, to| {
+                renames.push(to.to_path_buf());
+                if renames.len() == 2 {
+                    return Err(std::io::Error::other("simulated kill"));
+                }
+                fs::rename(from, to)
+            },
+        )
+        .unwrap_err();
+        let message = format!("{error:#}");
+        for fragment in [THROUGHPUT_FILE, "simulated kill", "are unchanged"] {
+            assert!(message.contains(fragment), "{fragment}: {message}");
+        }
+        assert_eq!(entries(dir), before);
+        assert_eq!(renames[0], dir.join(RUNS_FILE));
+        assert_eq!(
+            renames.len(),
+            3,
+            "runs.csv's rename was undone: {renames:?}"
+        );
+    }
+
+    #[test]
+    fn a_run_replaces_every_file_and_removes_a_stale_comparison() {
+        let scratch = Scratch::new("whole");
+        let dir = &scratch.0;
+        for name in [RUNS_FILE, COMPARISON_FILE, "README.md"] {
+            fs::write(dir.join(name), "previous\n").unwrap();
+        }
+        let rows = Rows::new("20261125T130501Z-1");
+        let swapped = write_all(dir, &rows, &serde_json::json!({"run_id": "x"})).unwrap();
+        assert_eq!(swapped.written.len(), RUN_FILES.len());
+        assert_eq!(swapped.removed, [dir.join(COMPARISON_FILE)]);
+        let names: Vec<String> = entries(dir).into_iter().map(|(name, _)| name).collect();
+        let mut expected: Vec<&str> = RUN_FILES.to_vec();
+        expected.push("README.md");
+        expected.sort_unstable();
+        assert_eq!(names, expected);
+        assert_eq!(fs::read(dir.join(RUNS_FILE)).unwrap(), b"", "no rows");
+    }
+
+    #[test]
+    fn rows_per_cell_follow_the_files() {
+        // runs 1, throughput 6, latency 5, contract cost 1, and 6 per repetition.
+        assert_eq!(rows_per_cell(0), 13);
+        assert_eq!(rows_per_cell(6), 49);
+        assert_eq!(estimated_run_bytes(0, 6), FIXED_BYTES_BOUND);
+        assert_eq!(estimated_run_bytes(2, 6), 2 * 49 * 512 + FIXED_BYTES_BOUND);
+        assert_eq!(estimated_run_bytes(u64::MAX, 6), u64::MAX, "saturates");
+        assert_eq!(estimated_counts_bytes(3), 3 * 5 * 512 + FIXED_BYTES_BOUND);
+    }
+
+    /// The estimate holds for the committed reference run: every row within
+    /// the bound with room for a run id, and the whole above what it wrote.
+    #[test]
+    fn the_estimate_covers_the_reference_run() {
+        let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
+        // `20261125T130501Z-4194304` and its comma.
+        let run_id_bytes = 25;
+        let mut total = 0;
+        for name in RUN_FILES {
+            let text = fs::read_to_string(results.join(name)).unwrap();
+            total += text.len() as u64;
+            if name.ends_with(".csv") {
+                let longest = text.lines().map(str::len).max().unwrap_or(0) as u64;
+                assert!(
+                    longest + run_id_bytes < BYTES_PER_ROW_BOUND,
+                    "{name}: a row of {longest} bytes"
+                );
+            }
+        }
+        let metadata = fs::read_to_string(results.join(METADATA_FILE)).unwrap();
+        assert!((metadata.len() as u64) < FIXED_BYTES_BOUND / 2);
+        let runs = fs::read_to_string(results.join(RUNS_FILE)).unwrap();
+        let cells = runs.lines().count() as u64 - 1;
+        assert!(estimated_run_bytes(cells, 6) > 2 * total);
+    }
 }

@@ -542,3 +542,178 @@ fn lead_reads_the_reference_run_and_names_each_rival() {
     let out = timerbench(&["lead", results.to_str().unwrap(), "--row", "no-such-row"]);
     assert_input_error(&out, &["no-such-row", "it ran: ", "sweep-wheel"]);
 }
+
+/// Every entry of `dir`, hidden ones too, with its bytes (a directory's are
+/// empty), by name.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    files_in(dir)
+        .into_iter()
+        .map(|name| {
+            let bytes = std::fs::read(dir.join(&name)).unwrap_or_default();
+            (name, bytes)
+        })
+        .collect()
+}
+
+/// The id of a process that has ended (free until the system reuses it).
+fn a_gone_process() -> u32 {
+    let mut child = Command::new("true").spawn().expect("true runs");
+    let pid = child.id();
+    child.wait().expect("true ends");
+    pid
+}
+
+/// A directory where a result file goes is found before anything is
+/// measured (issue 16: it used to fail the third rename after minutes of
+/// measuring, leaving a mix and temporary files).
+#[test]
+fn a_directory_where_a_result_file_goes_is_refused_before_measuring() {
+    let dir = scratch("directory-target");
+    let out_dir = dir.join("results");
+    std::fs::create_dir_all(out_dir.join("latency.csv")).unwrap();
+    write_input(&out_dir, "runs.csv", "previous runs\n");
+    write_input(&out_dir, "metadata.json", "{\"previous\": true}\n");
+    write_input(&out_dir, "README.md", "notes\n");
+    let before = snapshot(&out_dir);
+    let out = timerbench(&[
+        "run",
+        "--scale",
+        "small",
+        "--workloads",
+        "sparse",
+        "--algorithms",
+        "binary-heap",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let latency = out_dir.join("latency.csv");
+    assert_input_error(
+        &out,
+        &[&format!(
+            "{} is a directory; a run writes a file there; move it away",
+            latency.display()
+        )],
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "nothing measured, nothing summarised"
+    );
+    assert_eq!(
+        snapshot(&out_dir),
+        before,
+        "unchanged, and nothing left behind"
+    );
+}
+
+/// A run's id is in its metadata and at the end of every row of every file;
+/// the run removes the comparison of the previous run and what a run whose
+/// process is gone left, keeps files of no run, and leaves no staging
+/// directory. A file edited to name another run is then refused.
+#[test]
+fn a_run_names_its_id_in_every_row_and_leaves_nothing_behind() {
+    let dir = scratch("run-id");
+    let out_dir = dir.join("results");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    for (name, text) in [
+        ("comparison.csv", "of the previous run\n"),
+        ("README.md", "notes\n"),
+        ("counts.csv", "counts\n"),
+    ] {
+        write_input(&out_dir, name, text);
+    }
+    let abandoned = out_dir.join(format!(
+        ".timerbench-run-20260101T000000Z-{}",
+        a_gone_process()
+    ));
+    std::fs::create_dir(&abandoned).unwrap();
+    write_input(&abandoned, "runs.csv", "half a run\n");
+    let out = timerbench(&[
+        "run",
+        "--scale",
+        "small",
+        "--workloads",
+        "sparse",
+        "--algorithms",
+        "binary-heap,bitmap-wheel",
+        "--repeat",
+        "2",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let metadata: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("metadata.json")).unwrap())
+            .unwrap();
+    let run_id = metadata["run_id"]
+        .as_str()
+        .expect("a run_id field")
+        .to_owned();
+    let (stamp, pid) = run_id.split_once("Z-").expect("time Z-pid");
+    assert!(stamp.len() == 15 && stamp.as_bytes()[8] == b'T', "{run_id}");
+    assert!(pid.parse::<u32>().is_ok(), "{run_id}");
+    for file in [
+        "runs.csv",
+        "throughput.csv",
+        "repetitions.csv",
+        "latency.csv",
+    ] {
+        let mut reader = csv::Reader::from_path(out_dir.join(file)).unwrap();
+        let headers = reader.headers().unwrap().clone();
+        assert_eq!(headers.iter().next_back(), Some("run_id"), "{file}");
+        let ids: Vec<String> = reader
+            .records()
+            .map(|record| record.unwrap().iter().next_back().unwrap().to_owned())
+            .collect();
+        assert!(!ids.is_empty(), "{file} has rows");
+        assert!(ids.iter().all(|id| *id == run_id), "{file}: {ids:?}");
+    }
+    assert_eq!(
+        files_in(&out_dir),
+        [
+            "README.md",
+            "contract_cost.csv",
+            "counts.csv",
+            "latency.csv",
+            "metadata.json",
+            "repetitions.csv",
+            "runs.csv",
+            "throughput.csv"
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("counts.csv")).unwrap(),
+        "counts\n"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("removed ") && stdout.contains("comparison.csv"),
+        "{stdout}"
+    );
+    if cfg!(target_os = "linux") {
+        assert!(
+            stderr(&out).contains(&format!("removed {}", abandoned.display())),
+            "{}",
+            stderr(&out)
+        );
+    }
+
+    // One row of runs.csv from another run: every reader refuses the set.
+    let runs = out_dir.join("runs.csv");
+    let text = std::fs::read_to_string(&runs).unwrap();
+    let last = text.trim_end().rsplit_once('\n').unwrap().0.len();
+    let edited = format!(
+        "{}{}",
+        &text[..last],
+        text[last..].replace(&run_id, "00000000T000000Z-1")
+    );
+    std::fs::write(&runs, edited).unwrap();
+    let out = timerbench(&["lead", out_dir.to_str().unwrap(), "--row", "binary-heap"]);
+    assert_input_error(
+        &out,
+        &[
+            "different runs",
+            &format!("runs.csv has run id 00000000T000000Z-1 and run id {run_id}"),
+            &format!("metadata.json has run id {run_id}"),
+        ],
+    );
+}

@@ -9,7 +9,9 @@
 //! than [`SCHEMA_VERSION`] is refused, because a column could mean something
 //! else. Columns this reader does not use are ignored, so the harness may add
 //! columns without breaking the report as long as it bumps the version for any
-//! change of meaning.
+//! change of meaning. Every row of a run ends with its `run_id` (absent in
+//! files made before run ids), and the metadata carries it: files that name
+//! different runs, or some an id and some none, are refused.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -130,6 +132,9 @@ pub struct RunRow {
     pub bytes_per_pending: Option<f64>,
     /// The largest lateness in ticks (0 for an exact algorithm).
     pub max_lateness_ticks: Option<u64>,
+    /// The run that wrote the row (`None` in files made before run ids).
+    #[serde(default)]
+    pub run_id: Option<String>,
 }
 
 impl CheckRow for RunRow {
@@ -193,6 +198,9 @@ pub struct ContractCostRow {
     pub ratio_ci_high: Option<f64>,
     /// Whether the two medians' intervals overlap.
     pub tied: bool,
+    /// The run that wrote the row (`None` in files made before run ids).
+    #[serde(default)]
+    pub run_id: Option<String>,
 }
 
 impl CheckRow for ContractCostRow {
@@ -261,6 +269,9 @@ pub struct ComparisonRow {
     pub normalised: bool,
     /// The median cell's ratio.
     pub shift: Option<f64>,
+    /// The run the comparison describes (`None` when it had no run id).
+    #[serde(default)]
+    pub run_id: Option<String>,
 }
 
 impl CheckRow for ComparisonRow {
@@ -322,6 +333,9 @@ pub struct ThroughputRow {
     pub ratio_ci_high: Option<f64>,
     /// `all` rows: whether the median intervals of this cell and the best overlap.
     pub tied_with_best: Option<bool>,
+    /// The run that wrote the row (`None` in files made before run ids).
+    #[serde(default)]
+    pub run_id: Option<String>,
 }
 
 /// One row of `repetitions.csv`, the columns the report checks.
@@ -339,6 +353,9 @@ pub struct RepetitionRow {
     pub operation: String,
     /// Nanoseconds.
     pub total_ns: u64,
+    /// The run that wrote the row (`None` in files made before run ids).
+    #[serde(default)]
+    pub run_id: Option<String>,
 }
 
 /// One row of `latency.csv`.
@@ -358,6 +375,9 @@ pub struct LatencyRow {
     pub p99_ns: u64,
     /// 99.9th percentile, ns.
     pub p999_ns: u64,
+    /// The run that wrote the row (`None` in files made before run ids).
+    #[serde(default)]
+    pub run_id: Option<String>,
 }
 
 /// An algorithm as `metadata.json` lists it.
@@ -454,6 +474,9 @@ pub struct Metadata {
     pub statistics: Statistics,
     /// Per workload, the replay loop's own cost.
     pub replay_overhead: Vec<ReplayOverhead>,
+    /// The run's id (`None` in results made before run ids).
+    #[serde(default)]
+    pub run_id: Option<String>,
 }
 
 /// How the harness computed intervals and ties (`metadata.json`).
@@ -521,8 +544,82 @@ pub fn read_results(dir: &Path) -> Result<Results, InputError> {
         counts: read_optional_csv(&dir.join(COUNTS_FILE))?,
         comparison: read_optional_csv(&dir.join(COMPARISON_FILE))?,
     };
+    check_one_run(dir, &results)?;
     check_complete(dir, &results)?;
     Ok(results)
+}
+
+/// Refuses a results directory whose files do not all come from one run: a
+/// run interrupted between two of its renames, or a file copied from
+/// another run. Files made before run ids have none; a set in which no file
+/// has one is accepted (it cannot be checked), a set in which some have one
+/// and some none is not. `comparison.csv` carries the id of the run it
+/// describes, so one left from an earlier run is refused too. The harness
+/// checks the files it reads the same way (`harness/src/compare.rs`).
+fn check_one_run(dir: &Path, results: &Results) -> Result<(), InputError> {
+    fn ids<'a>(rows: impl Iterator<Item = &'a Option<String>>) -> BTreeSet<String> {
+        rows.map(|id| id.clone().unwrap_or_default()).collect()
+    }
+    let files = [
+        (
+            METADATA_FILE,
+            ids(std::iter::once(&results.metadata.run_id)),
+        ),
+        (RUNS_FILE, ids(results.runs.iter().map(|r| &r.run_id))),
+        (
+            THROUGHPUT_FILE,
+            ids(results.throughput.iter().map(|r| &r.run_id)),
+        ),
+        (
+            REPETITIONS_FILE,
+            ids(results.repetitions.iter().map(|r| &r.run_id)),
+        ),
+        (LATENCY_FILE, ids(results.latency.iter().map(|r| &r.run_id))),
+        (
+            CONTRACT_COST_FILE,
+            ids(results.contract_cost.iter().map(|r| &r.run_id)),
+        ),
+        (
+            COMPARISON_FILE,
+            ids(results.comparison.iter().map(|r| &r.run_id)),
+        ),
+    ];
+    match mixed_runs(&files) {
+        Some(which) => Err(InputError::new(
+            dir,
+            None,
+            format!("the files come from different runs ({which}); make the results again"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `None` when the files (each a name and the run ids its rows name, the
+/// empty string for "none") all name one run, or none; otherwise which file
+/// names which. A file without rows names none: it tells nothing of its run.
+/// The same rule as the harness's `compare::mixed_runs` (this crate does not
+/// depend on the harness).
+fn mixed_runs(files: &[(&str, BTreeSet<String>)]) -> Option<String> {
+    let every: BTreeSet<&String> = files.iter().flat_map(|(_, ids)| ids).collect();
+    if every.len() <= 1 {
+        return None;
+    }
+    let named = |id: &String| {
+        if id.is_empty() {
+            "no run id".to_owned()
+        } else {
+            format!("run id {id}")
+        }
+    };
+    let which: Vec<String> = files
+        .iter()
+        .filter(|(_, ids)| !ids.is_empty())
+        .map(|(name, ids)| {
+            let ids: Vec<String> = ids.iter().map(named).collect();
+            format!("{name} has {}", ids.join(" and "))
+        })
+        .collect();
+    Some(which.join("; "))
 }
 
 /// Reads `metadata.json`, checking its schema version before its fields.
@@ -918,6 +1015,46 @@ mod tests {
         let error = parse(&format!("{HEADER}{INSERT}3,b,w,al")).unwrap_err();
         assert_eq!(error.line, Some(3));
         assert!(error.message.contains("truncated"), "{error}");
+    }
+
+    #[test]
+    fn run_ids_must_name_one_run() {
+        let ids =
+            |list: &[&str]| -> BTreeSet<String> { list.iter().map(|s| (*s).to_owned()).collect() };
+        assert_eq!(
+            mixed_runs(&[(METADATA_FILE, ids(&["a"])), (RUNS_FILE, ids(&["a"]))]),
+            None
+        );
+        assert_eq!(
+            mixed_runs(&[(METADATA_FILE, ids(&[""])), (RUNS_FILE, ids(&[""]))]),
+            None,
+            "files made before run ids"
+        );
+        assert_eq!(
+            mixed_runs(&[
+                (METADATA_FILE, ids(&["a"])),
+                (RUNS_FILE, ids(&["a", "b"])),
+                (LATENCY_FILE, ids(&[""])),
+                (CONTRACT_COST_FILE, ids(&[])),
+            ])
+            .as_deref(),
+            Some(
+                "metadata.json has run id a; runs.csv has run id a and run id b; latency.csv has no run id"
+            )
+        );
+    }
+
+    #[test]
+    fn a_run_id_column_is_read_and_may_be_absent() {
+        let with = parse(&format!(
+            "{},run_id\n{},20261125T130501Z-1\n",
+            HEADER.trim_end(),
+            INSERT.trim_end()
+        ))
+        .unwrap();
+        assert_eq!(with[0].run_id.as_deref(), Some("20261125T130501Z-1"));
+        let without = parse(&format!("{HEADER}{INSERT}")).unwrap();
+        assert_eq!(without[0].run_id, None);
     }
 
     #[test]

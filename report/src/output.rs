@@ -1,7 +1,7 @@
 //! Writing the report directory whole or not at all: every file goes into a
 //! fresh temporary directory beside the target, which then replaces the old
 //! report by renames, the way the harness writes its results
-//! (`harness/src/output.rs`). A failure leaves the previous report untouched
+//! (`harness/src/swap.rs`). A failure leaves the previous report untouched
 //! and removes the temporary directory.
 
 use std::fs;

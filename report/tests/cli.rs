@@ -230,6 +230,75 @@ fn files_of_different_runs_a_cut_file_and_a_file_named_report_are_refused() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
+/// Gives every row of the fixture's run files, and its metadata, the run id
+/// `id`, as a run writes them (the fixture was made before run ids).
+fn give_run_id(results: &Path, id: &str) {
+    for file in [
+        "runs.csv",
+        "throughput.csv",
+        "repetitions.csv",
+        "latency.csv",
+    ] {
+        let path = results.join(file);
+        let text = fs::read_to_string(&path).unwrap();
+        let mut lines = text.lines();
+        let mut with_id = format!("{},run_id\n", lines.next().unwrap());
+        for line in lines {
+            with_id += &format!("{line},{id}\n");
+        }
+        fs::write(&path, with_id).unwrap();
+    }
+    let path = results.join("metadata.json");
+    let text = fs::read_to_string(&path).unwrap();
+    let with_id = text.replacen('{', &format!("{{\n  \"run_id\": \"{id}\","), 1);
+    fs::write(&path, with_id).unwrap();
+}
+
+#[test]
+fn files_that_name_different_runs_are_refused() {
+    // One run, every file naming it: accepted.
+    let results = copy_fixture("run-ids");
+    give_run_id(&results, "20261125T130501Z-12345");
+    let out = report(&results);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    fs::remove_dir_all(results.join("report")).unwrap();
+
+    // runs.csv of another run, as a run interrupted between two renames
+    // leaves it.
+    let path = results.join("runs.csv");
+    let text = fs::read_to_string(&path)
+        .unwrap()
+        .replace("20261125T130501Z-12345", "20261125T120000Z-999");
+    fs::write(&path, text).unwrap();
+    let out = report(&results);
+    assert_input_error(
+        &out,
+        &[
+            "the files come from different runs",
+            "metadata.json has run id 20261125T130501Z-12345",
+            "runs.csv has run id 20261125T120000Z-999",
+            "make the results again",
+        ],
+    );
+    assert!(!results.join("report").exists(), "no report is written");
+
+    // Some files with an id and some without: refused too.
+    let results = copy_fixture("run-id-missing");
+    give_run_id(&results, "20261125T130501Z-12345");
+    fs::copy(
+        Path::new(common::FIXTURE).join("latency.csv"),
+        results.join("latency.csv"),
+    )
+    .unwrap();
+    let out = report(&results);
+    assert_input_error(&out, &["different runs", "latency.csv has no run id"]);
+    assert!(!results.join("report").exists(), "no report is written");
+}
+
 #[test]
 fn missing_results_directory_says_how_to_make_one() {
     let dir = scratch("missing");
