@@ -281,6 +281,7 @@ impl<P> HashedWheel<P> {
 impl<P> Algorithm for HashedWheel<P> {
     const NAME: &'static str = "hashed-wheel";
     const FAMILY: Family = Family::Seed;
+    const TICKED: bool = true;
     const SUMMARY: &'static str = "V&L 5: 512 slots, each sorted by deadline, ticked";
     /// Random deadlines make an insert walk about half a slot, n / 1024 entries
     /// at the default 512 slots: at 10^6 pending that is ~90 us per insert, and

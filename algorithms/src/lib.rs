@@ -240,6 +240,14 @@ pub trait Algorithm: Sized {
     /// in the results). Only an algorithm with a super-logarithmic operation, such
     /// as the sorted list's O(n) insert, sets it below the default.
     const PENDING_LIMIT: usize = usize::MAX;
+    /// Whether an advance may step through every tick between the queue's
+    /// clock and `now`, one slot visit each, however few timers are due: a
+    /// ticked wheel, as Netty's worker and Varghese and Lauck's schemes run.
+    /// Its fast-forwards skip spans it can prove empty, but a workload that
+    /// runs to a far tick (a trace that ends at 2^62) can still cost a step a
+    /// tick, so the harness skips it on a workload that runs beyond the run's
+    /// tick limit (`timerbench run --max-ticks`), with the reason in the results.
+    const TICKED: bool = false;
     /// Whether [`TimerQueue::counters`] reports the algorithm's work. `true` (the
     /// default) for everything written here, even where most counters are 0 by
     /// design; `false` for an adapter over a crate that exposes no such counts,

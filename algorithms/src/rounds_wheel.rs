@@ -340,6 +340,7 @@ impl<P> RoundsWheel<P> {
 impl<P> Algorithm for RoundsWheel<P> {
     const NAME: &'static str = "rounds-wheel";
     const FAMILY: Family = Family::Seed;
+    const TICKED: bool = true;
     const SUMMARY: &'static str = "V&L 6, Netty's `HashedWheelTimer`: 512 unsorted slots, \
          rounds per timer, ticked";
 

@@ -387,6 +387,7 @@ impl<P> TickedHierarchicalWheel<P> {
 impl<P> Algorithm for TickedHierarchicalWheel<P> {
     const NAME: &'static str = "ticked-hierarchical-wheel";
     const FAMILY: Family = Family::Seed;
+    const TICKED: bool = true;
     const SUMMARY: &'static str = "V&L 7 as a \"water meter\": 11 levels of 64 slots, every \
          tick visited, cascade when a level wraps (what Kafka's DelayQueue saves)";
 

@@ -59,7 +59,16 @@ pub struct Prepared {
     /// The longest delay on the tape: an insert's or reschedule's deadline
     /// minus its tick.
     pub max_delay: Tick,
+    /// The last tick a ticked algorithm ([`Algorithm::TICKED`]) may be run to:
+    /// [`DEFAULT_MAX_TICKS`] unless set with [`Prepared::with_max_ticks`].
+    pub max_ticks: Tick,
 }
+
+/// The default limit on the ticks a workload may run to under a ticked
+/// algorithm or the tick driver, which may step each one: 2^30, about 10^9,
+/// ten times the furthest built-in (`sparse` at large scale, 10^8) and at one
+/// to five nanoseconds a step, a few seconds a pass.
+pub const DEFAULT_MAX_TICKS: Tick = 1 << 30;
 
 impl Prepared {
     /// Replays `tape` against the exact reference model under `driver`.
@@ -77,10 +86,18 @@ impl Prepared {
             max_pending: 0,
             max_tick,
             max_delay,
+            max_ticks: DEFAULT_MAX_TICKS,
         };
         (prepared.checksum, prepared.max_pending) =
             prepared.reference_run(ReferenceModel::new(), driver);
         prepared
+    }
+
+    /// The same, with `max_ticks` as the limit for ticked algorithms.
+    #[must_use]
+    pub fn with_max_ticks(mut self, max_ticks: Tick) -> Self {
+        self.max_ticks = max_ticks;
+        self
     }
 
     /// What the reference model does on the tape when it fires timers at
@@ -544,7 +561,8 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
 
 /// Whether `Q` can run `prepared` under `driver`: the reference checksum it
 /// must match and the largest pending population it will hold, or why it is
-/// skipped (a tick, delay or pending population beyond what it declares).
+/// skipped (a tick, delay or pending population beyond what it declares, or
+/// a ticked wheel on a workload that runs beyond the tick limit).
 pub fn admit<Q: Algorithm>(
     prepared: &Prepared,
     driver: Driver,
@@ -555,6 +573,15 @@ pub fn admit<Q: Algorithm>(
             prepared.max_tick,
             Q::NAME,
             Q::TICK_LIMIT
+        ));
+    }
+    if Q::TICKED && prepared.tape.end > prepared.max_ticks {
+        return Err(format!(
+            "the workload runs to tick {}, and {} is a ticked wheel that may step every tick up \
+             to it: beyond the run's limit of {} ticks (--max-ticks)",
+            prepared.tape.end,
+            Q::NAME,
+            prepared.max_ticks
         ));
     }
     if prepared.max_delay > Q::DELAY_LIMIT {

@@ -255,6 +255,12 @@ struct RunArgs {
     /// interleaved order; 6 or more give every median a 95% interval.
     #[arg(long, default_value_t = DEFAULT_REPEAT, value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT))]
     repeat: u32,
+    /// The furthest tick a workload may run to under a ticked wheel (which
+    /// may step every tick; it is skipped beyond, with the reason in runs.csv)
+    /// or under the tick driver (which advances every tick; such a workload is
+    /// refused before anything is measured).
+    #[arg(long, default_value_t = bench::DEFAULT_MAX_TICKS, value_parser = clap::value_parser!(u64).range(1..))]
+    max_ticks: u64,
 }
 
 /// Default repetitions: the fewest for which the distribution-free interval
@@ -382,6 +388,9 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     // written, and so is everything about the output directory that could
     // fail the run at its end.
     let selection = args.chosen.resolve()?;
+    if driver == Driver::Tick {
+        check_tick_driver(&selection, args.max_ticks)?;
+    }
     let cells = (selection.algorithms.len() * selection.workloads.len()) as u64;
     let repeat = u64::from(args.repeat);
     let targets = [&output::RUN_FILES[..], &output::RUN_STALE_FILES[..]].concat();
@@ -437,7 +446,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         let (tape, scale_name) = source.tape(args.chosen.seed);
         let workload = tape.name.clone();
         progress.set_message(format!("[{place}] {workload}: reference model"));
-        let prepared = Prepared::new(tape, driver);
+        let prepared = Prepared::new(tape, driver).with_max_ticks(args.max_ticks);
         let facts = tape_facts(&prepared);
         let plan_seed = workload_seed(args.chosen.seed, &workload);
         let settings = bench::Settings {
@@ -491,10 +500,14 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         });
         for result in &result.results {
             if let Outcome::Skipped(reason) = &result.outcome {
-                progress.println(format!(
-                    "skipped {} on {workload}: {reason}",
-                    result.algorithm
-                ));
+                let line = format!("skipped {} on {workload}: {reason}", result.algorithm);
+                // A hidden bar (output not a terminal) drops its printed
+                // lines, and a skip must be seen in a log too.
+                if progress.is_hidden() {
+                    eprintln!("{line}");
+                } else {
+                    progress.println(line);
+                }
             }
         }
     }
@@ -1018,6 +1031,24 @@ fn count_cell(args: CountCellArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Refuses a selection with a workload that runs beyond `max_ticks`, which
+/// the tick driver would advance through one tick at a time (the reference
+/// model first, before any algorithm): 2^40 ticks take hours.
+fn check_tick_driver(selection: &Selection, max_ticks: u64) -> Result<(), Failure> {
+    for source in &selection.workloads {
+        let end = source.end_tick();
+        if end > max_ticks {
+            return Err(Failure::Input(anyhow::anyhow!(
+                "workload {} runs to tick {end}, and the tick driver advances every tick up to \
+                 it: beyond the limit of {max_ticks} ticks; use --driver event, shorten the \
+                 workload, or raise --max-ticks",
+                source.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The run's settings as the metadata records them.
 fn args_summary(args: &RunArgs, scale: workloads::Scale) -> metadata::Settings {
     metadata::Settings {
@@ -1025,6 +1056,7 @@ fn args_summary(args: &RunArgs, scale: workloads::Scale) -> metadata::Settings {
         scale: scale.to_string(),
         driver: Driver::from(args.driver).name().to_owned(),
         repetitions: args.repeat,
+        max_ticks: args.max_ticks,
     }
 }
 

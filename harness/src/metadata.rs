@@ -25,6 +25,9 @@ pub struct Settings {
     pub driver: String,
     /// Timed repetitions of each pass.
     pub repetitions: u32,
+    /// The furthest tick a ticked wheel or the tick driver may be run to
+    /// (`--max-ticks`).
+    pub max_ticks: u64,
 }
 
 /// How the figures' intervals and ties are computed (`harness/src/stats.rs`).

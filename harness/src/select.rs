@@ -39,6 +39,15 @@ impl WorkloadSource {
         }
     }
 
+    /// The tick the workload runs to: a spec's `duration`, a trace's last
+    /// line. Known before any tape is generated.
+    pub fn end_tick(&self) -> u64 {
+        match self {
+            WorkloadSource::Spec { spec, .. } => spec.duration,
+            WorkloadSource::Trace { tape } => tape.end,
+        }
+    }
+
     /// The workload's name.
     pub fn name(&self) -> &str {
         match self {

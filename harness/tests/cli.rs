@@ -235,6 +235,75 @@ fn devices_pipes_and_oversized_inputs_are_refused_before_reading() {
 }
 
 #[test]
+fn a_far_end_skips_the_ticked_wheels_and_is_refused_by_the_tick_driver() {
+    let dir = scratch("far-end");
+    let out_dir = dir.join("out");
+    // Once: the ticked wheels stepped through 2^62 ticks, a hang.
+    let far = 1u64 << 62;
+    let trace = write_input(
+        &dir,
+        "far.csv",
+        &format!("at,op,timer,deadline\n0,insert,1,{far}\n{far},advance,,\n"),
+    );
+    let out = timerbench(&[
+        "run",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--algorithms",
+        "rounds-wheel,hashed-wheel,ticked-hierarchical-wheel,binary-heap",
+        "--repeat",
+        "1",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let runs = std::fs::read_to_string(out_dir.join("runs.csv")).unwrap();
+    for ticked in ["rounds-wheel", "hashed-wheel", "ticked-hierarchical-wheel"] {
+        let row = runs
+            .lines()
+            .find(|line| line.contains(&format!(",{ticked},far,")))
+            .unwrap_or_else(|| panic!("no row for {ticked}: {runs}"));
+        assert!(
+            row.contains(",skipped,")
+                && row.contains("is a ticked wheel")
+                && row.contains("--max-ticks"),
+            "{row}"
+        );
+        assert!(stderr(&out).contains(&format!("skipped {ticked} on far")));
+    }
+    assert!(
+        runs.contains(",binary-heap,far,trace,event,-,ok,"),
+        "{runs}"
+    );
+    // The tick driver would advance 2^40 times: refused before measuring.
+    let spec = write_input(
+        &dir,
+        "long.toml",
+        "name = \"long\"\ndescription = \"a long run\"\nduration = 1_099_511_627_776\npending = 10\n\
+         arrivals_per_tick = 0.0\ndelay = { kind = \"uniform\", min = 10, max = 500 }\n",
+    );
+    let tick_out = dir.join("tick-out");
+    let out = timerbench(&[
+        "run",
+        "--spec",
+        spec.to_str().unwrap(),
+        "--driver",
+        "tick",
+        "--out",
+        tick_out.to_str().unwrap(),
+    ]);
+    assert_input_error(
+        &out,
+        &[
+            "workload long runs to tick 1099511627776",
+            "--driver event",
+            "--max-ticks",
+        ],
+    );
+    assert!(!tick_out.exists());
+}
+
+#[test]
 fn unwritable_output_directory_is_rejected() {
     let dir = scratch("unwritable");
     let file = write_input(&dir, "a-file", "");
