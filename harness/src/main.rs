@@ -24,7 +24,7 @@ use harness::metadata::ReplayOverhead;
 use harness::output::{self, Floor, Headline, Key, Rows, TapeFacts};
 use harness::replay::Driver;
 use harness::replay::mix;
-use harness::select::{Selection, WorkloadSource};
+use harness::select::{self, Selection, WorkloadSource};
 use harness::{DEFAULT_SEED, alloc, clock, counts, metadata, plain};
 
 #[global_allocator]
@@ -261,6 +261,12 @@ struct RunArgs {
     /// refused before anything is measured).
     #[arg(long, default_value_t = bench::DEFAULT_MAX_TICKS, value_parser = clap::value_parser!(u64).range(1..))]
     max_ticks: u64,
+    /// The most memory, in GiB, the run may be estimated to need (the tape,
+    /// the harness's tables and the largest structure, per pending timer; see
+    /// `select::memory_estimate`); a workload estimated above it is refused
+    /// before anything is generated or measured.
+    #[arg(long, default_value_t = select::DEFAULT_MAX_MEMORY_GIB, value_parser = clap::value_parser!(u64).range(1..))]
+    max_memory_gib: u64,
 }
 
 /// Default repetitions: the fewest for which the distribution-free interval
@@ -391,6 +397,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     if driver == Driver::Tick {
         check_tick_driver(&selection, args.max_ticks)?;
     }
+    check_memory(&selection, args.max_memory_gib)?;
     let cells = (selection.algorithms.len() * selection.workloads.len()) as u64;
     let repeat = u64::from(args.repeat);
     let targets = [&output::RUN_FILES[..], &output::RUN_STALE_FILES[..]].concat();
@@ -1044,6 +1051,41 @@ fn check_tick_driver(selection: &Selection, max_ticks: u64) -> Result<(), Failur
                  workload, or raise --max-ticks",
                 source.name()
             )));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a workload whose estimated memory is above `max_gib`, saying how
+/// the estimate is made; warns of one above what the machine has available.
+fn check_memory(selection: &Selection, max_gib: u64) -> Result<(), Failure> {
+    const GIB: f64 = (1u64 << 30) as f64;
+    let available = select::available_memory();
+    for source in &selection.workloads {
+        let (ops, pending) = source.size();
+        let estimate = select::memory_estimate(ops, pending);
+        let how = format!(
+            "{ops} operations of {} bytes, up to {pending} pending timers of {} bytes, and {} MiB",
+            select::BYTES_PER_OP,
+            select::BYTES_PER_PENDING,
+            select::FIXED_BYTES >> 20
+        );
+        if estimate > max_gib.saturating_mul(1 << 30) {
+            return Err(Failure::Input(anyhow::anyhow!(
+                "workload {} is estimated to need {:.1} GiB ({how}), above the limit of {max_gib} \
+                 GiB; lower its `pending` or `duration`, or raise --max-memory-gib",
+                source.name(),
+                estimate as f64 / GIB
+            )));
+        }
+        if let Some(available) = available.filter(|&a| estimate > a) {
+            eprintln!(
+                "timerbench: warning: workload {} is estimated to need {:.1} GiB ({how}), more \
+                 than the {:.1} GiB this machine has available; it may swap, and its times with it",
+                source.name(),
+                estimate as f64 / GIB,
+                available as f64 / GIB
+            );
         }
     }
     Ok(())

@@ -304,6 +304,29 @@ fn a_far_end_skips_the_ticked_wheels_and_is_refused_by_the_tick_driver() {
 }
 
 #[test]
+fn a_workload_too_large_for_memory_is_refused_before_it_is_generated() {
+    let dir = scratch("too-large");
+    let out_dir = dir.join("out");
+    // Once accepted: 10^8 pending took 12.9 GB and 6.4 minutes.
+    let spec = write_input(
+        &dir,
+        "huge.toml",
+        "name = \"huge\"\ndescription = \"a huge prefill\"\nduration = 10\npending = 99_000_000\n\
+         delay = { kind = \"uniform\", min = 1_000_000, max = 2_000_000 }\n",
+    );
+    let out = run_input("--spec", &spec, &out_dir);
+    assert_input_error(
+        &out,
+        &[
+            "workload huge is estimated to need 24.5 GiB",
+            "above the limit of 8 GiB",
+            "--max-memory-gib",
+        ],
+    );
+    assert!(!out_dir.exists());
+}
+
+#[test]
 fn unwritable_output_directory_is_rejected() {
     let dir = scratch("unwritable");
     let file = write_input(&dir, "a-file", "");

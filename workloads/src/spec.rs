@@ -280,6 +280,17 @@ impl Spec {
         crate::generate::generate(self, &plan, seed)
     }
 
+    /// The operations its tape is expected to hold (prefill included), from
+    /// the same estimate that bounds it by [`MAX_TAPE_OPS`]: what a caller
+    /// needs to size a run's memory before generating anything.
+    ///
+    /// # Errors
+    ///
+    /// As [`Spec::validate`], for a spec that is not valid.
+    pub fn expected_ops(&self) -> Result<f64, WorkloadError> {
+        self.plan_in(&self.origin()).map(|plan| plan.expected_ops)
+    }
+
     /// How this spec is named in messages when it has no file.
     fn origin(&self) -> String {
         format!("workload {:?}", self.name)
