@@ -30,7 +30,8 @@
 //! prefill untimed, so no pass warms the next one's data structure.
 
 use std::marker::PhantomData;
-use std::time::Instant;
+use std::panic::AssertUnwindSafe;
+use std::time::{Duration, Instant};
 
 use algorithms::arena::Arena;
 use algorithms::driven;
@@ -41,7 +42,7 @@ use hdrhistogram::Histogram;
 use workloads::{Op, Tape};
 
 use crate::alloc;
-use crate::passes::{Batches, Latency, Throughput, Untimed, Verify, elapsed_ns};
+use crate::passes::{Batches, Latency, OverBudget, Throughput, Untimed, Verify, elapsed_ns};
 use crate::plan::{self, Ask, Pass};
 use crate::replay::{Buffers, Checksum, Driver, Hooks, prefilled, replay, replay_measured, retire};
 
@@ -274,7 +275,16 @@ pub struct Settings {
     pub repeat: u32,
     /// Seed of the run plan's shuffle.
     pub plan_seed: u64,
+    /// The longest an algorithm's untimed verification pass may run before
+    /// it is stopped and the algorithm recorded as timed out on the workload
+    /// (`timerbench run --budget`).
+    pub budget: Duration,
 }
+
+/// The default `--budget`: 60 seconds for one verification pass, twenty times
+/// the longest in the reference run (`sorted-list` on `periodic`, whose
+/// fourteen passes take 42 s in all).
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(60);
 
 /// What [`run_workload`] reports as it goes, for a progress display.
 pub enum Step<'a> {
@@ -291,12 +301,18 @@ pub enum Step<'a> {
 pub struct Workbench<'a> {
     prepared: &'a Prepared,
     driver: Driver,
+    budget: Duration,
 }
 
 impl<'a> Workbench<'a> {
-    /// A workbench for `prepared` under `driver`.
-    pub fn new(prepared: &'a Prepared, driver: Driver) -> Self {
-        Self { prepared, driver }
+    /// A workbench for `prepared` under `driver`, whose verification passes
+    /// stop after `budget`.
+    pub fn new(prepared: &'a Prepared, driver: Driver, budget: Duration) -> Self {
+        Self {
+            prepared,
+            driver,
+            budget,
+        }
     }
 
     /// Buffers for one contender's replays of this workload: a key per timer,
@@ -464,7 +480,22 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
         let mut queue: Q = bench.prefilled(buffers, max_pending, &mut verify);
         let counters_at_prefill = queue.counters();
         let (wakeups_at_prefill, empty_at_prefill) = (verify.wakeups, verify.empty_wakeups);
-        bench.replay_measured(&mut queue, buffers, &mut verify);
+        // The budget stops the measured phase between two operations (see
+        // `OverBudget`); any other panic goes on up.
+        let ops_at_prefill = verify.ops;
+        verify.stop_at(started + bench.budget);
+        let replayed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            bench.replay_measured(&mut queue, buffers, &mut verify);
+        }));
+        if let Err(payload) = replayed {
+            let Some(over) = payload.downcast_ref::<OverBudget>() else {
+                std::panic::resume_unwind(payload)
+            };
+            retire(queue, buffers);
+            let reason = timed_out(bench.budget, over.ops - ops_at_prefill, self.measured_ops);
+            self.skipped = Some(reason.clone());
+            return Ok(Some(reason));
+        }
         let counters = queue.counters().since(&counters_at_prefill);
         let peak_bytes = alloc::snapshot().peak.saturating_sub(baseline);
         retire(queue, buffers);
@@ -557,6 +588,17 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
             outcome,
         }
     }
+}
+
+/// The skip reason of an algorithm whose verification pass ran past `budget`
+/// after `done` of the measured phase's `measured` operations.
+fn timed_out(budget: Duration, done: u64, measured: usize) -> String {
+    format!(
+        "timed out: its untimed verification pass ran past the budget of {} s (--budget) \
+         after {done} of the workload's {measured} measured operations; its timed passes \
+         would each take as long",
+        budget.as_secs_f64()
+    )
 }
 
 /// Whether `Q` can run `prepared` under `driver`: the reference checksum it
@@ -742,7 +784,7 @@ pub fn run_contenders(
     settings: Settings,
     on_step: &mut dyn FnMut(Step<'_>),
 ) -> Result<WorkloadResult, Mismatch> {
-    let mut bench = Workbench::new(prepared, settings.driver);
+    let mut bench = Workbench::new(prepared, settings.driver, settings.budget);
     let mut timed = Vec::new();
     for (index, contender) in contenders.iter_mut().enumerate() {
         on_step(Step::Checking(contender.name()));
@@ -927,6 +969,7 @@ mod tests {
         driver: Driver::Event,
         repeat: 2,
         plan_seed: 5,
+        budget: DEFAULT_BUDGET,
     };
 
     /// Runs `contenders` on `prepared`, recording the steps.

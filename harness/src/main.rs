@@ -168,6 +168,19 @@ enum Ops {
 }
 
 /// Parses `--ops`: `all`, or a positive number.
+/// The longest `--budget`: a day.
+const MAX_BUDGET_SECS: f64 = 86_400.0;
+
+/// Parses `--budget`: seconds, a finite number above 0 and at most a day.
+fn parse_budget(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= MAX_BUDGET_SECS => Ok(secs),
+        _ => Err(format!(
+            "{text:?} is not a budget; give seconds, a number above 0 and at most {MAX_BUDGET_SECS}"
+        )),
+    }
+}
+
 fn parse_ops(text: &str) -> Result<Ops, String> {
     if text == "all" {
         return Ok(Ops::All);
@@ -267,6 +280,11 @@ struct RunArgs {
     /// before anything is generated or measured.
     #[arg(long, default_value_t = select::DEFAULT_MAX_MEMORY_GIB, value_parser = clap::value_parser!(u64).range(1..))]
     max_memory_gib: u64,
+    /// Seconds an algorithm's untimed verification pass on a workload may
+    /// run before it is stopped and recorded as timed out (runs.csv
+    /// `skip_reason`); its timed passes would each take about as long.
+    #[arg(long, default_value_t = bench::DEFAULT_BUDGET.as_secs_f64(), value_parser = parse_budget)]
+    budget: f64,
 }
 
 /// Default repetitions: the fewest for which the distribution-free interval
@@ -460,6 +478,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
             driver,
             repeat: args.repeat,
             plan_seed,
+            budget: std::time::Duration::from_secs_f64(args.budget),
         };
         let mut on_step = |step: Step<'_>| {
             match step {
@@ -1099,6 +1118,7 @@ fn args_summary(args: &RunArgs, scale: workloads::Scale) -> metadata::Settings {
         driver: Driver::from(args.driver).name().to_owned(),
         repetitions: args.repeat,
         max_ticks: args.max_ticks,
+        budget_seconds: args.budget,
     }
 }
 

@@ -28,6 +28,8 @@ pub struct Settings {
     /// The furthest tick a ticked wheel or the tick driver may be run to
     /// (`--max-ticks`).
     pub max_ticks: u64,
+    /// The seconds an untimed verification pass may run (`--budget`).
+    pub budget_seconds: f64,
 }
 
 /// How the figures' intervals and ties are computed (`harness/src/stats.rs`).

@@ -75,6 +75,28 @@ pub struct Verify {
     pub max_pending: usize,
     /// The largest `fire tick - max(deadline, arming tick)` seen.
     pub max_lateness: Tick,
+    /// Inserts, cancels and reschedules replayed with these hooks.
+    pub ops: u64,
+    /// When the pass must stop (see [`Verify::stop_at`]), and the operations
+    /// left before the clock is next read.
+    budget: Option<(Instant, u32)>,
+}
+
+/// How many operations [`Verify`] replays between two looks at the clock once
+/// it has a deadline: a clock read costs about as much as an operation, and
+/// this pass times nothing, so one in 64 is cheap and still stops a pass whose
+/// operations take milliseconds each within a fraction of a second.
+pub const BUDGET_CHECK_EVERY: u32 = 64;
+
+/// The payload a [`Verify`] pass unwinds with when it runs past its
+/// deadline: how many inserts, cancels and reschedules it had replayed. Raised with
+/// [`std::panic::resume_unwind`], so that no panic message is printed; the
+/// caller catches it between two operations of the queue, never inside one,
+/// so the queue it holds is whole and is retired as usual.
+#[derive(Debug)]
+pub struct OverBudget {
+    /// Operations replayed before the pass stopped.
+    pub ops: u64,
 }
 
 impl Verify {
@@ -90,6 +112,29 @@ impl Verify {
             empty_wakeups: 0,
             max_pending: 0,
             max_lateness: 0,
+            ops: 0,
+            budget: None,
+        }
+    }
+
+    /// Makes the rest of the pass stop at `deadline`: an operation that ends
+    /// after it unwinds with [`OverBudget`] (looked for every
+    /// [`BUDGET_CHECK_EVERY`] operations). No timed pass has this check.
+    pub fn stop_at(&mut self, deadline: Instant) {
+        self.budget = Some((deadline, BUDGET_CHECK_EVERY));
+    }
+
+    /// Stops the pass if its deadline has passed (looking at the clock once
+    /// every [`BUDGET_CHECK_EVERY`] calls).
+    fn charge(&mut self) {
+        if let Some((deadline, left)) = &mut self.budget {
+            *left -= 1;
+            if *left == 0 {
+                *left = BUDGET_CHECK_EVERY;
+                if Instant::now() >= *deadline {
+                    std::panic::resume_unwind(Box::new(OverBudget { ops: self.ops }));
+                }
+            }
         }
     }
 }
@@ -102,6 +147,9 @@ impl<Q: Driven> Hooks<Q> for Verify {
         keys: &mut [Q::Key],
         out: &mut Vec<Expired<Payload>>,
     ) {
+        // Every hook looks at its budget before it calls the queue, so that a
+        // pass stopped here leaves no key in flight and no batch half read.
+        self.charge();
         queue.advance(to, keys, out);
         let now = queue.now();
         self.wakeups += 1;
@@ -119,6 +167,8 @@ impl<Q: Driven> Hooks<Q> for Verify {
     }
 
     fn insert(&mut self, queue: &mut Q, deadline: Tick, timer: Payload) -> Q::Key {
+        self.charge();
+        self.ops += 1;
         let key = queue.insert(deadline, timer);
         self.armed_at[timer as usize] = queue.now();
         self.max_pending = self.max_pending.max(queue.len());
@@ -126,12 +176,16 @@ impl<Q: Driven> Hooks<Q> for Verify {
     }
 
     fn cancel(&mut self, queue: &mut Q, key: &mut Q::Key, timer: Payload) {
+        self.charge();
+        self.ops += 1;
         let hit = queue.cancel(key, timer);
         self.cancel_hits += u64::from(hit);
         self.checksum.cancelled(timer, hit);
     }
 
     fn reschedule(&mut self, queue: &mut Q, key: &mut Q::Key, deadline: Tick, timer: Payload) {
+        self.charge();
+        self.ops += 1;
         let hit = queue.reschedule(key, timer, deadline);
         if hit {
             self.armed_at[timer as usize] = queue.now();

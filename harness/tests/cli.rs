@@ -327,6 +327,57 @@ fn a_workload_too_large_for_memory_is_refused_before_it_is_generated() {
 }
 
 #[test]
+fn a_pass_past_its_budget_is_stopped_and_recorded_as_timed_out() {
+    let dir = scratch("budget");
+    let out_dir = dir.join("out");
+    let base = [
+        "run",
+        "--workloads",
+        "uniform",
+        "--scale",
+        "small",
+        "--algorithms",
+        "binary-heap,nexus-timer-native",
+        "--repeat",
+        "1",
+        "--out",
+    ];
+    // A microsecond is over before the prefill is: each verification pass
+    // stops at its first look at the clock. The native row's keys, which
+    // must be handed back, are retired as usual (no abort).
+    let mut args = base.to_vec();
+    args.extend([out_dir.to_str().unwrap(), "--budget", "0.000001"]);
+    let out = timerbench(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let runs = std::fs::read_to_string(out_dir.join("runs.csv")).unwrap();
+    for algorithm in ["binary-heap", "nexus-timer-native"] {
+        let row = runs
+            .lines()
+            .find(|line| line.contains(&format!(",{algorithm},uniform,")))
+            .unwrap_or_else(|| panic!("no row for {algorithm}: {runs}"));
+        assert!(
+            row.contains(",skipped,timed out: ") && row.contains("(--budget)"),
+            "{row}"
+        );
+    }
+    for bad in ["0", "-1", "nan", "inf", "1e9"] {
+        let mut args = base.to_vec();
+        let refused = dir.join("refused");
+        let flag = format!("--budget={bad}");
+        args.extend([refused.to_str().unwrap(), &flag]);
+        let out = timerbench(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "--budget {bad}: {}",
+            stderr(&out)
+        );
+        assert!(stderr(&out).contains("is not a budget"), "{}", stderr(&out));
+        assert!(!refused.exists());
+    }
+}
+
+#[test]
 fn unwritable_output_directory_is_rejected() {
     let dir = scratch("unwritable");
     let file = write_input(&dir, "a-file", "");

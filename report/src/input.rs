@@ -534,9 +534,29 @@ pub fn read_results(dir: &Path) -> Result<Results, InputError> {
              (or `make results SCALE=small` for a quick run), then run `make report`",
         ));
     }
+    let metadata = read_metadata(&dir.join(METADATA_FILE))?;
+    let runs: Vec<RunRow> = read_csv(&dir.join(RUNS_FILE))?;
+    // With every cell skipped, the figure files hold no row (not even a
+    // header), and there is nothing to chart: say so, with a reason.
+    if let Some(first) = runs.first()
+        && runs.iter().all(|run| run.status != "ok")
+    {
+        return Err(InputError::new(
+            &dir.join(RUNS_FILE),
+            None,
+            format!(
+                "no (algorithm, workload) was measured: all {} were skipped (the reasons are in \
+                 its skip_reason column; the first: {} on {}: {}), so there is nothing to chart",
+                runs.len(),
+                first.algorithm,
+                first.workload,
+                first.skip_reason
+            ),
+        ));
+    }
     let results = Results {
-        metadata: read_metadata(&dir.join(METADATA_FILE))?,
-        runs: read_csv(&dir.join(RUNS_FILE))?,
+        metadata,
+        runs,
         throughput: read_csv(&dir.join(THROUGHPUT_FILE))?,
         repetitions: read_csv(&dir.join(REPETITIONS_FILE))?,
         latency: read_csv(&dir.join(LATENCY_FILE))?,

@@ -300,6 +300,42 @@ fn files_that_name_different_runs_are_refused() {
 }
 
 #[test]
+fn a_run_in_which_every_cell_was_skipped_is_refused_with_a_reason() {
+    // As `timerbench run --budget` too small, or a trace only ticked wheels
+    // may not run, leaves it: every row skipped, the figure files empty.
+    let results = copy_fixture("all-skipped");
+    let path = results.join("runs.csv");
+    let mut reader = csv::Reader::from_path(&path).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (status, reason) = (column("status"), column("skip_reason"));
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let mut writer = csv::Writer::from_path(&path).unwrap();
+    writer.write_record(&header).unwrap();
+    for row in rows {
+        let mut fields: Vec<String> = row.iter().map(str::to_owned).collect();
+        fields[status] = "skipped".to_owned();
+        fields[reason] = "timed out: its untimed verification pass ran past the budget".to_owned();
+        writer.write_record(&fields).unwrap();
+    }
+    writer.flush().unwrap();
+    for empty in ["throughput.csv", "repetitions.csv", "latency.csv"] {
+        fs::write(results.join(empty), "").unwrap();
+    }
+    let out = report(&results);
+    assert_input_error(
+        &out,
+        &[
+            "runs.csv",
+            "no (algorithm, workload) was measured",
+            "timed out",
+            "nothing to chart",
+        ],
+    );
+    assert!(!results.join("report").exists(), "no report is written");
+}
+
+#[test]
 fn missing_results_directory_says_how_to_make_one() {
     let dir = scratch("missing");
     let results = dir.join("results");

@@ -13,15 +13,86 @@
 //! * `lateness_within_bound` (see `lateness.rs`): the algorithm's declared due
 //!   tick keeps its declared lateness bound, and an exact one is exact.
 //! * `soak`: a long seeded differential run, ignored by default; `make soak` runs
-//!   it in release mode.
+//!   it in release mode, each algorithm's within a wall-clock budget
+//!   ([`SOAK_BUDGET_ENV`], default [`DEFAULT_SOAK_BUDGET_SECS`]) after which
+//!   its trial fails with the reason, rather than the suite hanging.
 
 mod differential;
 mod edge_cases;
 mod lateness;
 
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+
 use algorithms::registry::{self, AlgorithmVisitor, Payload};
 use algorithms::{Algorithm, TimerQueue};
-use libtest_mimic::{Arguments, Trial};
+use libtest_mimic::{Arguments, Failed, Trial};
+
+/// The environment variable that sets each soak trial's budget, in seconds.
+const SOAK_BUDGET_ENV: &str = "TIMERBENCH_SOAK_BUDGET_SECS";
+
+/// Each algorithm's soak budget unless [`SOAK_BUDGET_ENV`] says otherwise:
+/// ten minutes for 10^7 operations, far more than any algorithm here needs
+/// (the slowest, `sorted-list`, is capped at 20,000 pending).
+const DEFAULT_SOAK_BUDGET_SECS: u64 = 600;
+
+/// The stack of the thread a soak runs on: the default test thread's, with
+/// room to spare for the reference model's recursion-free but deep frames.
+const SOAK_STACK_BYTES: usize = 16 << 20;
+
+/// The soak budget: [`SOAK_BUDGET_ENV`] if set to a whole number of seconds
+/// above 0, else the default (a bad value is said, not ignored silently).
+fn soak_budget() -> Result<Duration, Failed> {
+    match std::env::var(SOAK_BUDGET_ENV) {
+        Err(_) => Ok(Duration::from_secs(DEFAULT_SOAK_BUDGET_SECS)),
+        Ok(text) => match text.parse::<u64>() {
+            Ok(secs) if secs > 0 => Ok(Duration::from_secs(secs)),
+            _ => Err(format!(
+                "{SOAK_BUDGET_ENV} is {text:?}; it must be a whole number of seconds above 0"
+            )
+            .into()),
+        },
+    }
+}
+
+/// Runs `check` on a thread of its own and waits at most `budget` for it. A
+/// check past its budget fails its trial with the reason (the thread, stuck
+/// perhaps inside one call, is left to end with the process); a check that
+/// panics fails with its message.
+fn within_budget(name: String, budget: Duration, check: Check) -> Result<(), Failed> {
+    let (done, finished) = mpsc::channel();
+    let worker = std::thread::Builder::new()
+        .name(name.clone())
+        .stack_size(SOAK_STACK_BYTES)
+        .spawn(move || {
+            check();
+            let _ = done.send(());
+        })
+        .map_err(|error| Failed::from(format!("cannot start {name}: {error}")))?;
+    match finished.recv_timeout(budget) {
+        Ok(()) => worker
+            .join()
+            .map_err(|_| Failed::from(format!("{name} panicked after it finished"))),
+        Err(RecvTimeoutError::Disconnected) => {
+            let payload = worker.join().err();
+            let message = payload
+                .as_ref()
+                .and_then(|p| {
+                    p.downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                })
+                .unwrap_or_else(|| "a panic without a message".to_owned());
+            Err(format!("{name} failed: {message}").into())
+        }
+        Err(RecvTimeoutError::Timeout) => Err(format!(
+            "{name} ran past its budget of {} s without finishing (perhaps stuck in one call); \
+             raise {SOAK_BUDGET_ENV} if the machine is just slow",
+            budget.as_secs()
+        )
+        .into()),
+    }
+}
 
 /// One conformance check, instantiated for one algorithm.
 type Check = fn();
@@ -91,17 +162,49 @@ impl AlgorithmVisitor for Trials {
         }
         self.0.push(
             Trial::test(format!("{}::soak", Q::NAME), || {
-                differential::soak_against_model::<Q>();
-                Ok(())
+                within_budget(
+                    format!("{}::soak", Q::NAME),
+                    soak_budget()?,
+                    differential::soak_against_model::<Q>,
+                )
             })
             .with_ignored_flag(true),
         );
     }
 }
 
+/// The suite's own check of [`within_budget`]: a check past its budget, one
+/// within it and one that panics.
+fn a_check_past_its_budget_fails_with_the_reason() {
+    fn stuck() {
+        std::thread::sleep(Duration::from_secs(5));
+    }
+    fn quick() {}
+    fn broken() {
+        panic!("the model disagrees");
+    }
+    let failed =
+        within_budget("stuck::soak".to_owned(), Duration::from_millis(50), stuck).unwrap_err();
+    assert!(
+        format!("{failed:?}").contains("ran past its budget"),
+        "{failed:?}"
+    );
+    assert!(within_budget("quick::soak".to_owned(), Duration::from_secs(60), quick).is_ok());
+    let failed =
+        within_budget("broken::soak".to_owned(), Duration::from_secs(60), broken).unwrap_err();
+    assert!(
+        format!("{failed:?}").contains("the model disagrees"),
+        "{failed:?}"
+    );
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Trials(Vec::new());
     registry::for_each(&mut trials);
+    trials.0.push(Trial::test("suite::soak_budget", || {
+        a_check_past_its_budget_fails_with_the_reason();
+        Ok(())
+    }));
     libtest_mimic::run(&args, trials.0).exit();
 }
