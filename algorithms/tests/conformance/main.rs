@@ -191,7 +191,7 @@ fn a_check_past_its_budget_fails_with_the_reason() {
     );
     assert!(within_budget("quick::soak".to_owned(), Duration::from_secs(60), quick).is_ok());
     let failed =
-        within_budget("broken::soak".to_owned(), Duration::from_secs(60), broken).unwrap_err();
+        within_budget("a-check-that-panics-on-purpose".to_owned(), Duration::from_secs(60), broken).unwrap_err();
     assert!(
         format!("{failed:?}").contains("the model disagrees"),
         "{failed:?}"
