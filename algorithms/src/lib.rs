@@ -111,6 +111,7 @@ pub mod sorted_list;
 pub mod std_binary_heap;
 pub mod sweep_wheel;
 pub mod ticked_hierarchical_wheel;
+pub mod zookeeper_expiry;
 
 pub use arena::Handle;
 

@@ -28,13 +28,14 @@ pub trait AlgorithmVisitor {
 ///
 /// To register an algorithm, add one line here.
 pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
-    // The seed schemes (Varghese & Lauck, Netty, Kafka).
+    // The seed schemes (Varghese & Lauck, Netty, Kafka, ZooKeeper).
     visitor.visit::<crate::sorted_list::SortedList<Payload>>();
     visitor.visit::<crate::binary_heap::IndexedBinaryHeap<Payload>>();
     visitor.visit::<crate::rounds_wheel::RoundsWheel<Payload>>();
     visitor.visit::<crate::hashed_wheel::HashedWheel<Payload>>();
     visitor.visit::<crate::hierarchical_wheel::HierarchicalWheel<Payload>>();
     visitor.visit::<crate::ticked_hierarchical_wheel::TickedHierarchicalWheel<Payload>>();
+    visitor.visit::<crate::zookeeper_expiry::ZooKeeperExpiry<Payload>>();
     // The designs that came after them.
     visitor.visit::<crate::bitmap_wheel::BitmapWheel<Payload>>();
     visitor.visit::<crate::linux_wheel::LinuxWheel<Payload>>();

@@ -190,8 +190,12 @@ fn a_check_past_its_budget_fails_with_the_reason() {
         "{failed:?}"
     );
     assert!(within_budget("quick::soak".to_owned(), Duration::from_secs(60), quick).is_ok());
-    let failed =
-        within_budget("a-check-that-panics-on-purpose".to_owned(), Duration::from_secs(60), broken).unwrap_err();
+    let failed = within_budget(
+        "a-check-that-panics-on-purpose".to_owned(),
+        Duration::from_secs(60),
+        broken,
+    )
+    .unwrap_err();
     assert!(
         format!("{failed:?}").contains("the model disagrees"),
         "{failed:?}"
