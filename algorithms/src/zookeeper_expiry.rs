@@ -34,9 +34,10 @@
 //! `roundToNextInterval`, `update` with its "no change" fast path, `remove`
 //! (which leaves an emptied set in the map, "they'll eventually be removed when
 //! they expire"), and `poll` (one interval per call). `SessionTrackerImpl` runs
-//! it with `expirationInterval = tickTime`, ZooKeeper's basic time unit, whose
-//! default in the shipped `zoo_sample.cfg` is 2,000 ms: [`DEFAULT_INTERVAL`] is
-//! 2,000 ticks, at this suite's 1 ms a tick. `NIOServerCnxnFactory` keeps
+//! it with `expirationInterval = tickTime`, ZooKeeper's basic time unit: 2,000
+//! ms in the shipped `conf/zoo_sample.cfg` (3,000 ms, `DEFAULT_TICK_TIME`, when
+//! nothing sets it), so [`DEFAULT_INTERVAL`] is 2,000 ticks at this suite's
+//! 1 ms a tick. `NIOServerCnxnFactory` keeps
 //! connections in another `ExpiryQueue` the same way.
 //!
 //! What is simplified, and why it does not favour the design:
@@ -93,8 +94,10 @@ use crate::list::{Linked, Links, List};
 use crate::overdue::Overdue;
 use crate::{Algorithm, Counters, Expired, Family, MAX_DEADLINE, Tick, TimerQueue, check_deadline};
 
-/// ZooKeeper's default `tickTime` (`zoo_sample.cfg`), the session expiry
-/// queue's interval: 2,000 ms, in ticks of 1 ms.
+/// The session expiry queue's interval, ZooKeeper's `tickTime` as its sample
+/// configuration (`conf/zoo_sample.cfg`, which deployments start from) sets
+/// it: 2,000 ms, in ticks of 1 ms. The code's own default when no
+/// configuration sets it (`ZooKeeperServer.DEFAULT_TICK_TIME`) is 3,000 ms.
 pub const DEFAULT_INTERVAL: Tick = 2_000;
 
 /// The most intervals an advance polls one by one before it looks for the
@@ -270,7 +273,7 @@ impl<P, const INTERVAL: Tick> Algorithm for ZooKeeperExpiry<P, INTERVAL> {
     const NAME: &'static str = "zookeeper-expiry";
     const FAMILY: Family = Family::Seed;
     const SUMMARY: &'static str = "ZooKeeper's ExpiryQueue: each deadline rounded up to the next \
-         multiple of a 2,000-tick interval (its default tickTime), a hash map from that time to \
+         multiple of a 2,000-tick interval (the tickTime of ZooKeeper's sample config), a hash map from that time to \
          its timers, one bucket taken per interval. Inexact: fires 1 to 2,000 ticks late";
     const EXACT: bool = false;
 

@@ -89,14 +89,24 @@ pub fn workload_line(
             best.summary.median / fastest.summary.median,
         ))
     };
+    // An inexact algorithm buys its speed with lateness: its name says so
+    // wherever it is named as fast, as the report's legends do.
+    let shown = |name: &str| {
+        let inexact = catalog.iter().any(|info| info.name == name && !info.exact);
+        if inexact {
+            format!("{name} (inexact)")
+        } else {
+            name.to_owned()
+        }
+    };
     WorkloadLine {
         workload: workload.to_owned(),
-        fastest: fastest.map(|cell| (cell.algorithm.clone(), cell.summary.median)),
+        fastest: fastest.map(|cell| (shown(&cell.algorithm), cell.summary.median)),
         tied: cells
             .iter()
             .filter(|cell| cell.tied_with_best)
             .filter(|cell| fastest.is_some_and(|f| f.algorithm != cell.algorithm))
-            .map(|cell| cell.algorithm.clone())
+            .map(|cell| shown(&cell.algorithm))
             .collect(),
         best_crate: best_of(&|info| info.family == Family::Crate && info.native_of.is_some()),
         best_baseline: best_of(&|info| info.family == Family::Baseline),
@@ -251,6 +261,24 @@ mod tests {
                 "w         wheel 10.0   1 tied  adapter-native 2.00x  std-heap 4.00x",
                 "empty     -            -       -                     -",
             ]
+        );
+    }
+
+    #[test]
+    fn an_inexact_algorithm_is_named_so_where_it_is_fast() {
+        let mut coarse = info("coarse", Family::Seed, None);
+        coarse.exact = false;
+        let catalog = [coarse, info("heap", Family::Seed, None)];
+        let cells = [headline("heap", 11.0, true), headline("coarse", 10.0, true)];
+        let refs: Vec<&Headline> = cells.iter().collect();
+        let line = workload_line("w", &refs, &catalog);
+        assert_eq!(line.fastest, Some(("coarse (inexact)".to_owned(), 10.0)));
+        assert_eq!(line.tied, ["heap"]);
+        let cells = [headline("heap", 9.0, true), headline("coarse", 10.0, true)];
+        let refs: Vec<&Headline> = cells.iter().collect();
+        assert_eq!(
+            workload_line("w", &refs, &catalog).tied,
+            ["coarse (inexact)"]
         );
     }
 }

@@ -647,7 +647,9 @@ fn tick_driver_and_trace_replay_work() {
     let trace = write_input(
         &dir,
         "mini.csv",
-        "at,op,timer,deadline\n0,insert,1,100\n0,insert,2,50\n10,cancel,1,\n20,insert,3,20\n200,advance,,\n",
+        // It ends past every declared lateness (`zookeeper-expiry` fires the
+        // timer due at 50 at 2,000), so that every row fires both timers.
+        "at,op,timer,deadline\n0,insert,1,100\n0,insert,2,50\n10,cancel,1,\n20,insert,3,20\n5000,advance,,\n",
     );
     let out_dir = dir.join("out");
     let out = timerbench(&[
