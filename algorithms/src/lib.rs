@@ -110,6 +110,7 @@ pub mod rounds_wheel;
 pub mod sorted_list;
 pub mod std_binary_heap;
 pub mod sweep_wheel;
+pub mod systems;
 pub mod ticked_hierarchical_wheel;
 pub mod zookeeper_expiry;
 

@@ -7,17 +7,45 @@
 //! [`Algorithm::SUMMARY`](algorithms::Algorithm::SUMMARY)), its default
 //! parameters and its source file. `harness/tests/docs.rs` fails when the
 //! README's block differs from what [`algorithm_tables`] makes now.
+//!
+//! A second block, between [`SYSTEMS_BEGIN_MARKER`] and [`SYSTEMS_END_MARKER`],
+//! is the table of the real systems and the rows that model them, from
+//! [`algorithms::systems::SYSTEMS`] ([`systems_table`]), held to it the same way.
 
 use std::path::Path;
 
 use algorithms::Family;
 use algorithms::registry::AlgorithmInfo;
+use algorithms::systems::System;
 use anyhow::{Context, Result, bail};
 
 /// The line that opens the generated block in the README.
 pub const BEGIN_MARKER: &str = "<!-- algorithms: generated from the registry by `make docs`; edit each algorithm's SUMMARY, not this table -->";
 /// The line that closes it.
 pub const END_MARKER: &str = "<!-- algorithms: end -->";
+
+/// The line that opens the systems block in the README.
+pub const SYSTEMS_BEGIN_MARKER: &str = "<!-- systems: generated from algorithms/src/systems.rs by `make docs`; edit that list, not this table -->";
+/// The line that closes it.
+pub const SYSTEMS_END_MARKER: &str = "<!-- systems: end -->";
+
+/// The systems block, markers included: one table row per system.
+pub fn systems_table(systems: &[System]) -> String {
+    let mut text = format!(
+        "{SYSTEMS_BEGIN_MARKER}\n| system | its timer structure | row here | what differs, and whether \
+         it moves the numbers |\n|---|---|---|---|\n"
+    );
+    for system in systems {
+        text += &format!(
+            "| {} | {} | {} | {} |\n",
+            cell(system.name),
+            cell(system.structure),
+            cell(system.row),
+            cell(system.differs)
+        );
+    }
+    text + SYSTEMS_END_MARKER
+}
 
 /// The generated block, markers included, for the rows of `catalog`.
 pub fn algorithm_tables(catalog: &[AlgorithmInfo]) -> String {
@@ -82,19 +110,26 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|")
 }
 
-/// `readme` with its generated block replaced by `block`; an error when the
-/// markers are missing, out of order or repeated.
+/// `readme` with its generated algorithm block replaced by `block`; an error
+/// when the markers are missing, out of order or repeated.
 pub fn replace_block(readme: &str, block: &str) -> Result<String> {
-    let begins: Vec<usize> = readme.match_indices(BEGIN_MARKER).map(|(i, _)| i).collect();
-    let ends: Vec<usize> = readme.match_indices(END_MARKER).map(|(i, _)| i).collect();
+    replace_between(readme, BEGIN_MARKER, END_MARKER, block)
+}
+
+/// `readme` with the text from the `begin` line to the `end` line replaced
+/// by `block`; an error when the markers are missing, out of order or
+/// repeated.
+fn replace_between(readme: &str, begin: &str, end: &str, block: &str) -> Result<String> {
+    let begins: Vec<usize> = readme.match_indices(begin).map(|(i, _)| i).collect();
+    let ends: Vec<usize> = readme.match_indices(end).map(|(i, _)| i).collect();
     match (begins.as_slice(), ends.as_slice()) {
-        ([begin], [end]) if begin < end => Ok(format!(
+        ([first], [last]) if first < last => Ok(format!(
             "{}{block}{}",
-            &readme[..*begin],
-            &readme[end + END_MARKER.len()..]
+            &readme[..*first],
+            &readme[last + end.len()..]
         )),
         _ => bail!(
-            "the README needs exactly one `{BEGIN_MARKER}` line followed by one `{END_MARKER}` line \
+            "the README needs exactly one `{begin}` line followed by one `{end}` line \
              (found {} and {})",
             begins.len(),
             ends.len()
@@ -108,6 +143,14 @@ fn current_and_expected(path: &Path, catalog: &[AlgorithmInfo]) -> Result<(Strin
     let readme =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let expected = replace_block(&readme, &algorithm_tables(catalog))
+        .and_then(|text| {
+            replace_between(
+                &text,
+                SYSTEMS_BEGIN_MARKER,
+                SYSTEMS_END_MARKER,
+                &systems_table(algorithms::systems::SYSTEMS),
+            )
+        })
         .with_context(|| path.display().to_string())?;
     Ok((readme, expected))
 }
@@ -168,6 +211,23 @@ mod tests {
         assert!(!block.contains("Seed schemes"), "{block}");
         assert!(
             block.contains("| `wheel` | a \\| b | `slots=8` | `algorithms/src/wheel.rs` |"),
+            "{block}"
+        );
+    }
+
+    #[test]
+    fn the_systems_block_has_a_row_per_system() {
+        let systems = [System {
+            name: "Timer | v2",
+            structure: "a heap",
+            rows: &["binary-heap"],
+            row: "`binary-heap`",
+            differs: "nothing",
+        }];
+        let block = systems_table(&systems);
+        assert!(block.starts_with(SYSTEMS_BEGIN_MARKER) && block.ends_with(SYSTEMS_END_MARKER));
+        assert!(
+            block.contains("| Timer \\| v2 | a heap | `binary-heap` | nothing |\n"),
             "{block}"
         );
     }

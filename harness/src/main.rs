@@ -637,7 +637,7 @@ fn docs(readme: &std::path::Path, check: bool) -> Result<(), Failure> {
         let current = harness::docs::readme_is_current(readme, &catalog).map_err(Failure::Input)?;
         if !current {
             return Err(Failure::Run(anyhow::anyhow!(
-                "{}'s algorithm tables differ from the registry: run `make docs`",
+                "{}'s generated tables differ from the registry or algorithms/src/systems.rs: run `make docs`",
                 readme.display()
             )));
         }

@@ -105,6 +105,17 @@ impl Start {
     }
 }
 
+/// A real system and the rows that model it ([`algorithms::systems`]), for
+/// the report's table.
+#[derive(Debug, Serialize)]
+pub struct SystemEntry {
+    name: &'static str,
+    structure: &'static str,
+    rows: &'static [&'static str],
+    row: &'static str,
+    differs: &'static str,
+}
+
 /// The contents of `metadata.json`.
 #[derive(Debug, Serialize)]
 pub struct Metadata {
@@ -129,6 +140,7 @@ pub struct Metadata {
     wall_seconds: f64,
     steal_seconds: Option<f64>,
     crate_versions: BTreeMap<String, String>,
+    systems: Vec<SystemEntry>,
 }
 
 impl Metadata {
@@ -181,6 +193,16 @@ impl Metadata {
                 .zip(clock::steal_seconds())
                 .map(|(start, end)| end - start),
             crate_versions: crate_versions(include_str!("../../Cargo.lock")),
+            systems: algorithms::systems::SYSTEMS
+                .iter()
+                .map(|system| SystemEntry {
+                    name: system.name,
+                    structure: system.structure,
+                    rows: system.rows,
+                    row: system.row,
+                    differs: system.differs,
+                })
+                .collect(),
         }
     }
 }

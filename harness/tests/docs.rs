@@ -12,6 +12,6 @@ fn the_readme_lists_every_registered_algorithm_as_the_registry_describes_it() {
         .expect("README.md with the generated block's markers");
     assert!(
         current,
-        "README.md's algorithm tables differ from the registry: run `make docs` and commit the result"
+        "README.md's generated tables differ from the registry or algorithms/src/systems.rs: run `make docs` and commit the result"
     );
 }

@@ -477,6 +477,25 @@ pub struct Metadata {
     /// The run's id (`None` in results made before run ids).
     #[serde(default)]
     pub run_id: Option<String>,
+    /// The real systems and the rows that model them (empty in results made
+    /// before the list was written into the metadata).
+    #[serde(default)]
+    pub systems: Vec<SystemEntry>,
+}
+
+/// A real system and the rows that model it (`metadata.json`'s `systems`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct SystemEntry {
+    /// The system and its timer class.
+    pub name: String,
+    /// What it keeps its timers in.
+    pub structure: String,
+    /// The rows that model it, by name.
+    pub rows: Vec<String>,
+    /// The rows as the table shows them.
+    pub row: String,
+    /// What differs, and whether it moves the numbers.
+    pub differs: String,
 }
 
 /// How the harness computed intervals and ties (`metadata.json`).

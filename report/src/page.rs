@@ -197,6 +197,20 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
             parts: vec![Part::Table(table)],
         });
     }
+    if let Some(table) = tables::systems_table(model) {
+        out.push(Section {
+            title: "Which row stands for which system".to_owned(),
+            parts: vec![
+                Part::Text(
+                    "The systems the user's documents name, what each keeps its timers in, and the \
+                     row that models it; each was read in its own source (algorithms/SYSTEMS.md \
+                     names the versions)."
+                        .to_owned(),
+                ),
+                Part::Table(table),
+            ],
+        });
+    }
     out.push(Section {
         title: "Algorithms".to_owned(),
         parts: vec![Part::Table(tables::algorithms_table(model))],

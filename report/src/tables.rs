@@ -663,6 +663,48 @@ pub fn skipped_table(model: &Model) -> Option<Table> {
     })
 }
 
+/// The real systems and the rows that model them, from the metadata; a row
+/// that this run did not measure is marked so. `None` when the metadata has
+/// no systems (results made before it carried them).
+pub fn systems_table(model: &Model) -> Option<Table> {
+    let systems = &model.results.metadata.systems;
+    let measured = |name: &String| model.algorithms.iter().any(|a| &a.name == name);
+    let rows: Vec<Row> = systems
+        .iter()
+        .map(|system| {
+            let missing: Vec<&str> = system
+                .rows
+                .iter()
+                .filter(|row| !measured(row))
+                .map(String::as_str)
+                .collect();
+            let row = if missing.is_empty() {
+                system.row.clone()
+            } else {
+                format!("{} (not in this run: {})", system.row, missing.join(", "))
+            };
+            Row::Cells(vec![
+                TableCell::plain(system.name.clone()),
+                TableCell::plain(system.structure.clone()),
+                TableCell::plain(row),
+                TableCell::plain(system.differs.clone()),
+            ])
+        })
+        .collect();
+    (!rows.is_empty()).then(|| Table {
+        numeric: false,
+        headers: [
+            "system",
+            "its timer structure",
+            "row here",
+            "what differs, and whether it moves the numbers",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+        rows,
+    })
+}
+
 /// The algorithms with family, exactness, parameters and summary.
 pub fn algorithms_table(model: &Model) -> Table {
     let rows = family_rows(model, |i| {

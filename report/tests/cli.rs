@@ -96,6 +96,42 @@ fn a_run_without_counts_has_no_counts_section() {
 }
 
 #[test]
+fn the_systems_in_the_metadata_get_their_table_and_a_row_not_run_is_marked() {
+    let results = copy_fixture("systems");
+    let path = results.join("metadata.json");
+    let mut metadata: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    metadata["systems"] = serde_json::json!([
+        {"name": "JDK Timer", "structure": "a binary heap", "rows": ["binary-heap"],
+         "row": "`binary-heap`", "differs": "lazy cancel"},
+        {"name": "ZooKeeper ExpiryQueue", "structure": "buckets by interval",
+         "rows": ["zookeeper-expiry"], "row": "`zookeeper-expiry`", "differs": "none"}
+    ]);
+    fs::write(&path, metadata.to_string()).unwrap();
+    let out = report(&results);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let markdown = fs::read_to_string(results.join("report").join("REPORT.md")).unwrap();
+    assert!(
+        markdown.contains("## Which row stands for which system"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("| JDK Timer | a binary heap | `binary-heap` | lazy cancel |"));
+    assert!(
+        markdown.contains("`zookeeper-expiry` (not in this run: zookeeper-expiry)"),
+        "{markdown}"
+    );
+    // Results made before the list (the fixture as it is) have no such section.
+    let plain = copy_fixture("no-systems");
+    assert!(report(&plain).status.success());
+    let markdown = fs::read_to_string(plain.join("report").join("REPORT.md")).unwrap();
+    assert!(!markdown.contains("Which row stands for which system"));
+}
+
+#[test]
 fn a_bad_counts_file_is_named_with_its_line() {
     let results = copy_fixture("bad-counts");
     let path = results.join("counts.csv");
