@@ -369,3 +369,45 @@ fn burst_deadlines_fall_on_whole_seconds() {
         }
     }
 }
+
+/// `kafka-purgatory` keeps the shape of its source, `TestPurgatoryPerformance`
+/// as KAFKA-2226 ran it: 100,000 requests at one a tick, every timer 20 ticks,
+/// and the share cancelled in time the chance that a log-normal latency of
+/// median 50 and sigma 0.601 comes first: Kafka truncates latencies to whole
+/// ms, so P(L < 20) = Phi(ln(20 / 50) / 0.601) = 6.4%; the generator rounds a
+/// duration to the nearest tick, so P(L < 19.5) = 5.9%.
+#[test]
+fn kafka_purgatory_keeps_its_source_shape() {
+    let tape = default_tape("kafka-purgatory");
+    let measured = &tape.ops[tape.prefill..];
+    let delays: Vec<Tick> = measured
+        .iter()
+        .filter_map(|op| match op.op {
+            Op::Insert { deadline, .. } => Some(deadline - op.at),
+            _ => None,
+        })
+        .collect();
+    let cancels = measured
+        .iter()
+        .filter(|op| matches!(op.op, Op::Cancel { .. }))
+        .count();
+    assert!(
+        (98_000..102_000).contains(&delays.len()),
+        "{} requests",
+        delays.len()
+    );
+    assert!(
+        delays.iter().all(|&delay| delay == 20),
+        "a delay other than 20"
+    );
+    let share = cancels as f64 / delays.len() as f64;
+    println!(
+        "kafka-purgatory: {} requests, {:.2}% cancelled in time",
+        delays.len(),
+        share * 100.0
+    );
+    assert!(
+        (0.052..0.070).contains(&share),
+        "{share}: cancelled in time"
+    );
+}
