@@ -144,6 +144,10 @@ struct CountsArgs {
     /// KCachegrind (default: deleted once read).
     #[arg(long, value_name = "DIR")]
     keep_callgrind: Option<PathBuf>,
+    /// The most memory, in GiB, a workload may be estimated to need, as for
+    /// `timerbench run`.
+    #[arg(long, default_value_t = select::DEFAULT_MAX_MEMORY_GIB, value_parser = clap::value_parser!(u64).range(1..))]
+    max_memory_gib: u64,
 }
 
 #[derive(clap::Args)]
@@ -854,6 +858,9 @@ fn crosscheck(args: CrosscheckArgs) -> Result<(), Failure> {
 fn counts(args: CountsArgs) -> Result<(), Failure> {
     let scale: workloads::Scale = args.chosen.scale.into();
     let selection = args.chosen.resolve()?;
+    // The parent generates each tape and its child replays it: the run's own
+    // memory bound applies.
+    check_memory(&selection, args.max_memory_gib)?;
     let (valgrind, version) = counts::locate_valgrind().map_err(Failure::Input)?;
     let cells = (selection.algorithms.len() * selection.workloads.len()) as u64;
     let notes = output::prepare_output(&output::Destination {

@@ -324,6 +324,17 @@ fn a_workload_too_large_for_memory_is_refused_before_it_is_generated() {
         ],
     );
     assert!(!out_dir.exists());
+    // `timerbench counts` generates the same tape: the same bound, before
+    // it looks for Valgrind.
+    let out = timerbench(&[
+        "counts",
+        "--spec",
+        spec.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_input_error(&out, &["estimated to need 24.5 GiB", "--max-memory-gib"]);
+    assert!(!out_dir.exists());
 }
 
 #[test]
