@@ -345,10 +345,11 @@ impl<P, const INTERVAL: Tick> TimerQueue<P> for ZooKeeperExpiry<P, INTERVAL> {
                 deadline: node.deadline,
             });
         let last = last_bucket(INTERVAL);
+        // The first bucket after `now`, where the clock's next interval is (at
+        // most `last`, since `now` is at most `MAX_DEADLINE`).
+        let target = bucket_of(now, INTERVAL);
         while self.next <= last && bucket_time(self.next, INTERVAL) <= now {
-            // The first bucket after `now`: where the clock's next interval is.
-            let target = bucket_of(now, INTERVAL).min(last + 1);
-            if target - self.next > FAST_FORWARD_INTERVALS {
+            if target.saturating_sub(self.next) > FAST_FORWARD_INTERVALS {
                 // Nothing is due before the earliest bucket: skip to it (or
                 // to the clock's interval), then look again.
                 let jump = self.earliest_bucket().unwrap_or(target).min(target);

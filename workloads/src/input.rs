@@ -64,7 +64,7 @@ fn irregular_kind(kind: &std::fs::FileType) -> Option<&'static str> {
             return Some("a socket");
         }
     }
-    Some("not a regular file")
+    Some("neither a file nor a directory")
 }
 
 /// Reads a regular file whole if it has at most `limit` bytes; a larger one is
