@@ -47,7 +47,8 @@
 //!   and `due_at(now, deadline) <= MAX_DEADLINE` (so advancing to [`MAX_DEADLINE`]
 //!   fires everything); for an overdue insert, `deadline <= now`,
 //!   `due_at(now, deadline) <= now` (it fires at the next advance). No algorithm
-//!   ever fires a timer early. Only `linux-wheel` is inexact.
+//!   ever fires a timer early. `linux-wheel`, `zookeeper-expiry` and
+//!   `netty-wheel` are inexact; every other algorithm is exact.
 //!
 //! # Example
 //!

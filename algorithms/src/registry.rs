@@ -32,6 +32,7 @@ pub fn for_each<V: AlgorithmVisitor>(visitor: &mut V) {
     visitor.visit::<crate::sorted_list::SortedList<Payload>>();
     visitor.visit::<crate::binary_heap::IndexedBinaryHeap<Payload>>();
     visitor.visit::<crate::rounds_wheel::RoundsWheel<Payload>>();
+    visitor.visit::<crate::rounds_wheel::NettyWheel<Payload>>();
     visitor.visit::<crate::hashed_wheel::HashedWheel<Payload>>();
     visitor.visit::<crate::hierarchical_wheel::HierarchicalWheel<Payload>>();
     visitor.visit::<crate::ticked_hierarchical_wheel::TickedHierarchicalWheel<Payload>>();

@@ -15,17 +15,48 @@
 //! # Source
 //!
 //! Varghese & Lauck, "Hashed and Hierarchical Timing Wheels" (SOSP 1987), scheme 6;
-//! Netty's `io.netty.util.HashedWheelTimer`, whose `HashedWheelTimeout` carries
-//! `remainingRounds` and whose `HashedWheelBucket` is an unsorted doubly-linked
-//! list. Netty's defaults are 512 slots of 100 ms. Here one wheel tick is one
-//! contract tick (1 ms), because the contract is exact at 1-tick granularity: a
-//! coarser tick such as Netty's 100 ms is modelled by a workload whose units are
-//! coarser, not by a wheel that rounds deadlines.
+//! Netty's `io.netty.util.HashedWheelTimer` (checked against 4.1.128.Final and
+//! 4.2.7.Final, and again for `netty-wheel` against the 4.2 branch at commit
+//! `0bb88a3`, November 2025: `newTimeout`, `transferTimeoutsToBuckets`,
+//! `waitForNextTick`, `expireTimeouts`; defaults 512 slots of 100 ms; see
+//! `algorithms/SYSTEMS.md`), whose `HashedWheelTimeout` carries `remainingRounds` and whose
+//! `HashedWheelBucket` is an unsorted doubly-linked list. Dubbo ships a copy of it
+//! (`org.apache.dubbo.common.timer.HashedWheelTimer`).
 //!
-//! As in Netty, the rounds are computed at insert relative to the next tick the
-//! cursor will visit, `(deadline - next_tick) / slots`, so that the entry reaches
-//! zero on exactly the visit where the tick equals its deadline. The slot count is
-//! a power of two, so the division is a shift and the slot is a mask.
+//! # Two rows: the scheme, and Netty at its defaults
+//!
+//! The wheel tick is a type parameter, `TICK` contract ticks (milliseconds):
+//!
+//! * `rounds-wheel`, `TICK = 1`: the scheme at the contract's own granularity,
+//!   exact, so that it is compared with the other exact designs on equal terms.
+//!   It visits a slot every millisecond.
+//! * `netty-wheel` ([`NettyWheel`], `TICK =` [`NETTY_TICK`]): Netty's defaults,
+//!   512 slots of 100 ms (a revolution of 51.2 s), as Netty and Dubbo users run
+//!   it. It visits one slot per 100 ms, and pays for it in lateness: it is
+//!   inexact through [`Algorithm::due_at`] and [`Algorithm::lateness_bound`].
+//!
+//! # Netty's tick
+//!
+//! Netty files a timeout due at `deadline` (nanoseconds since the worker
+//! started) under wheel tick `deadline / tickDuration` and expires that bucket
+//! when the worker wakes at the end of the tick, at `(wheel tick + 1) *
+//! tickDuration`: the first tick boundary after the deadline. Its deadlines are
+//! in nanoseconds from an arbitrary start, so one that lies exactly on a
+//! boundary practically never occurs. Here deadlines are whole milliseconds
+//! from a start at 0, where boundaries are common (a 30,000 ms timeout set on a
+//! whole second); taking Netty's formula literally would make this row a whole
+//! tick late for every such timer, which Netty in practice never is. So a timer
+//! here fires at the first boundary **at or after** its deadline, wheel tick
+//! `ceil(deadline / TICK)`: never early, at most `TICK - 1` ticks late, and
+//! exact when `TICK` is 1. (ZooKeeper's expiry queue, by contrast, rounds in
+//! whole milliseconds with an explicit `+ 1`, and `zookeeper-expiry` keeps it.)
+//! The boundary of the last wheel tick is clamped to [`MAX_DEADLINE`], so that an
+//! advance to it fires everything.
+//!
+//! As in Netty, the rounds are computed at insert relative to the next wheel
+//! tick the cursor will visit, `(due - next_tick) / slots`, so that the entry
+//! reaches zero on exactly the visit of its due wheel tick. The slot count is a
+//! power of two, so the division is a shift and the slot is a mask.
 //!
 //! # Deviations from Netty
 //!
@@ -61,26 +92,28 @@
 //! | insert | O(1): a push onto the slot's (or the overdue) list |
 //! | cancel | O(1): an unlink through the handle's index |
 //! | reschedule | O(1), handle kept: new rounds only if the new deadline maps to the same slot, else an unlink and a push |
-//! | advance | one visit per tick, each walking its whole slot: O(n / slots) on average; plus O(m log m) to sort m overdue timers |
-//! | next expiry | O(1): a lower bound, `now + 1` unless an overdue timer is pending |
+//! | advance | one visit per wheel tick, each walking its whole slot: O(n / slots) on average; plus O(m log m) to sort m overdue timers |
+//! | next expiry | O(1): a lower bound, the next wheel tick's boundary (`now + 1` for `rounds-wheel`) unless an overdue timer is pending |
 //!
 //! # Invariants
 //!
 //! * Every entry on the wheel has `deadline > now` and sits in slot
-//!   `deadline & mask`; its `slot` field says so. Every other entry is on the
-//!   overdue list, with `deadline <= now` at its insert, and `slot == OVERDUE`.
-//! * For every wheel entry, `deadline == next_visit + remaining_rounds * slots`,
-//!   where `next_visit` is the next tick after `now` that maps to its slot. So an
-//!   entry fires exactly when its rounds are 0, at the tick equal to its deadline;
-//!   each visit checks this with a `debug_assert!`.
+//!   `due & mask`, where `due = ceil(deadline / TICK)` is its wheel tick; its
+//!   `slot` field says so. Every other entry is on the overdue list, with
+//!   `deadline <= now` at its insert, and `slot == OVERDUE`.
+//! * For every wheel entry, `due == next_visit + remaining_rounds * slots`,
+//!   where `next_visit` is the next wheel tick after the cursor that maps to its
+//!   slot. So an entry fires exactly when its rounds are 0, on the visit of its
+//!   due wheel tick; each visit checks this with a `debug_assert!`.
 //! * `len()` is the arena's length: every pending timer is one arena entry, on
 //!   exactly one list.
-//! * After an advance the cursor is at `now`: every tick up to `now` has been
-//!   visited or skipped.
+//! * After an advance to `now` the cursor is at the last wheel tick whose
+//!   boundary is at or before `now`: every wheel tick up to it has been visited or
+//!   skipped.
 //!
 //! # Counters
 //!
-//! `slot_visits` counts one per tick visited; `empty_slot_visits` the visits that
+//! `slot_visits` counts one per wheel tick visited; `empty_slot_visits` the visits that
 //! fired nothing (including visits to slots holding only later rounds);
 //! `entries_examined_not_due` one per round taken off an entry during a visit
 //! (rounds taken off by fast-forward (b) are not counted, as nothing is visited).
@@ -91,15 +124,25 @@
 //! # Parameters
 //!
 //! `slots`: the number of slots, rounded up to a power of two, from 1 to
-//! [`MAX_SLOTS`]; default [`DEFAULT_SLOTS`]. Shown as `slots=512`.
+//! [`MAX_SLOTS`]; default [`DEFAULT_SLOTS`]. `TICK`: contract ticks per wheel
+//! tick, a type parameter (the contract's `due_at` is a function of the type):
+//! 1 for `rounds-wheel`, [`NETTY_TICK`] for `netty-wheel`; another value needs a
+//! row name in the `Algorithm` impl. Shown as `slots=512` and
+//! `slots=512,tick=100`.
 
 use crate::arena::{Arena, Handle};
 use crate::list::{Linked, Links, List, NIL};
 use crate::overdue::Overdue;
-use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
+use crate::{Algorithm, Counters, Expired, Family, MAX_DEADLINE, Tick, TimerQueue, check_deadline};
 
 /// Netty's default `ticksPerWheel`.
 pub const DEFAULT_SLOTS: usize = 512;
+
+/// Netty's default `tickDuration`, 100 ms, in contract ticks of 1 ms.
+pub const NETTY_TICK: Tick = 100;
+
+/// Netty's `HashedWheelTimer` at its defaults: 512 slots of 100 ms.
+pub type NettyWheel<P> = RoundsWheel<P, NETTY_TICK>;
 
 /// The largest slot count: Netty rejects `ticksPerWheel` above 2^30. It also
 /// keeps every slot index below the overdue marker (`u32::MAX`).
@@ -138,23 +181,27 @@ impl<P> Linked for Entry<P> {
 /// A single hashed wheel whose entries count down rounds. See the module
 /// documentation.
 #[derive(Debug)]
-pub struct RoundsWheel<P> {
+pub struct RoundsWheel<P, const TICK: Tick = 1> {
     entries: Arena<Entry<P>>,
     /// One unsorted list per slot, allocated once at construction.
     slots: Box<[List]>,
     /// `slots.len() - 1`: the slot of tick `t` is `t & mask`.
     mask: u64,
-    /// `log2(slots.len())`: dividing a tick distance by the slot count is a shift.
+    /// `log2(slots.len())`: dividing a distance in wheel ticks by the slot count
+    /// is a shift.
     shift: u32,
+    /// The wheel's cursor, in wheel ticks of `TICK` contract ticks: every wheel
+    /// tick up to it has been visited (or skipped by a fast-forward). It is the
+    /// last wheel tick whose boundary the clock has reached, [`cursor_at`]`(now)`.
+    cursor: Tick,
     /// Timers inserted with `deadline <= now`; their `slot` is [`OVERDUE`].
     overdue: Overdue,
-    /// The current time, and the wheel's cursor: every tick up to it has been
-    /// visited (or skipped by a fast-forward).
+    /// The current time, in contract ticks.
     now: Tick,
     counters: Counters,
 }
 
-impl<P> Default for RoundsWheel<P> {
+impl<P, const TICK: Tick> Default for RoundsWheel<P, TICK> {
     fn default() -> Self {
         Self::with_slots(DEFAULT_SLOTS)
     }
@@ -181,32 +228,63 @@ fn slot_of(tick: Tick, mask: u64) -> u32 {
     (tick & mask) as u32
 }
 
-/// The rounds of a timer due at `deadline` when the next tick to visit is
-/// `next_tick <= deadline`: how often the cursor visits its slot before the visit
-/// at `deadline`. Those visits are at `deadline - k * slots` for `k >= 1` while
-/// that is at least `next_tick`, so there are `(deadline - next_tick) / slots`.
+/// The rounds of a timer due at wheel tick `due` when the next wheel tick to
+/// visit is `next_tick <= due`: how often the cursor visits its slot before the
+/// visit at `due`. Those visits are at `due - k * slots` for `k >= 1` while that
+/// is at least `next_tick`, so there are `(due - next_tick) / slots`.
 #[inline]
-fn rounds_for(deadline: Tick, next_tick: Tick, shift: u32) -> u64 {
+fn rounds_for(due: Tick, next_tick: Tick, shift: u32) -> u64 {
     debug_assert!(
-        next_tick <= deadline,
-        "deadline {deadline} is before the next tick {next_tick}"
+        next_tick <= due,
+        "wheel tick {due} is before the next tick {next_tick}"
     );
-    (deadline - next_tick) >> shift
+    (due - next_tick) >> shift
 }
 
-impl<P> RoundsWheel<P> {
+/// The wheel tick whose visit fires a timer due at `deadline`, for a wheel of
+/// `tick` contract ticks: the first boundary at or after the deadline,
+/// `ceil(deadline / tick)` (see "Netty's tick" in the module documentation).
+#[inline]
+fn wheel_tick_of(deadline: Tick, tick: Tick) -> Tick {
+    deadline.div_ceil(tick)
+}
+
+/// When the cursor visits wheel tick `wheel_tick`: at its boundary,
+/// `wheel_tick * tick`, clamped to [`MAX_DEADLINE`] (only the last wheel tick,
+/// and only when `tick` does not divide [`MAX_DEADLINE`], reaches past it), so
+/// that an advance to [`MAX_DEADLINE`] fires everything, as the contract asks.
+#[inline]
+fn boundary(wheel_tick: Tick, tick: Tick) -> Tick {
+    wheel_tick.saturating_mul(tick).min(MAX_DEADLINE)
+}
+
+/// The last wheel tick whose boundary the clock has reached at `now`: `now /
+/// tick`, except at [`MAX_DEADLINE`], where the clamped last wheel tick has come
+/// too.
+#[inline]
+fn cursor_at(now: Tick, tick: Tick) -> Tick {
+    if now >= MAX_DEADLINE {
+        wheel_tick_of(MAX_DEADLINE, tick)
+    } else {
+        now / tick
+    }
+}
+
+impl<P, const TICK: Tick> RoundsWheel<P, TICK> {
     /// An empty wheel at time 0 with `slots` slots, rounded up to a power of two.
     ///
     /// # Panics
     ///
-    /// If `slots` is 0 or above [`MAX_SLOTS`].
+    /// If `slots` is 0 or above [`MAX_SLOTS`]; at compile time, if `TICK` is 0.
     pub fn with_slots(slots: usize) -> Self {
+        const { assert!(TICK > 0, "a wheel tick is at least one contract tick") };
         let slots = round_up_slots(slots);
         Self {
             entries: Arena::new(),
             slots: vec![List::EMPTY; slots].into_boxed_slice(),
             mask: slots as u64 - 1,
             shift: slots.trailing_zeros(),
+            cursor: 0,
             overdue: Overdue::EMPTY,
             now: 0,
             counters: Counters::default(),
@@ -228,11 +306,13 @@ impl<P> RoundsWheel<P> {
             entry.remaining_rounds = 0;
             self.overdue.push(&mut self.entries, index, deadline);
         } else {
-            let slot = slot_of(deadline, self.mask);
+            let due = wheel_tick_of(deadline, TICK);
+            let slot = slot_of(due, self.mask);
             let entry = self.entries.at_mut(index);
             entry.slot = slot;
-            // `now < deadline <= MAX_DEADLINE`, so `now + 1` cannot overflow.
-            entry.remaining_rounds = rounds_for(deadline, self.now + 1, self.shift);
+            // `now < deadline`, so the cursor (the last boundary at or before
+            // `now`) is before `due`, and `cursor + 1` cannot overflow.
+            entry.remaining_rounds = rounds_for(due, self.cursor + 1, self.shift);
             self.slots[slot as usize].push_back(&mut self.entries, index);
         }
     }
@@ -247,27 +327,27 @@ impl<P> RoundsWheel<P> {
         }
     }
 
-    /// Moves the cursor to `now`, visiting every tick on the way, except for the
-    /// two fast-forwards of the module documentation.
-    fn turn_to(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
+    /// Moves the cursor to wheel tick `target`, visiting every wheel tick on the
+    /// way, except for the two fast-forwards of the module documentation.
+    fn turn_to(&mut self, target: Tick, out: &mut Vec<Expired<P>>) {
         let slots = self.mask + 1;
-        while self.now < now {
-            let left = now - self.now;
+        while self.cursor < target {
+            let left = target - self.cursor;
             if self.entries.is_empty() && left > slots {
                 // Fast-forward (a): nothing is left to visit. Spans up to one
                 // revolution are still ticked, so that a driver stepping an empty
                 // wheel tick by tick sees its empty ticks, as Netty's worker would.
-                self.now = now;
+                self.cursor = target;
                 return;
             }
             if left > FAST_FORWARD_REVOLUTIONS * slots {
                 self.skip_revolutions(left / slots - 1);
             }
             // Tick by hand through at most one revolution, then look again.
-            let end = now.min(self.now + slots);
-            while self.now < end {
-                self.now += 1;
-                self.visit(self.now, out);
+            let end = target.min(self.cursor + slots);
+            while self.cursor < end {
+                self.cursor += 1;
+                self.visit(self.cursor, out);
             }
         }
     }
@@ -292,12 +372,13 @@ impl<P> RoundsWheel<P> {
                 entry.remaining_rounds -= skip;
             }
         });
-        // `skip < left / slots`, so the cursor stays before the advance's `now`.
-        self.now += skip << self.shift;
+        // `skip < left / slots`, so the cursor stays before the advance's target.
+        self.cursor += skip << self.shift;
     }
 
-    /// Visits the slot of `tick`, the tick the cursor has just reached: fires the
-    /// entries with no rounds left and takes a round off every other one.
+    /// Visits the slot of wheel tick `tick`, which the cursor has just reached:
+    /// fires the entries with no rounds left and takes a round off every other
+    /// one.
     fn visit(&mut self, tick: Tick, out: &mut Vec<Expired<P>>) {
         let slot = slot_of(tick, self.mask);
         let shift = self.shift;
@@ -312,7 +393,7 @@ impl<P> RoundsWheel<P> {
                 entry.deadline
             );
             debug_assert_eq!(
-                entry.deadline,
+                wheel_tick_of(entry.deadline, TICK),
                 tick + (entry.remaining_rounds << shift),
                 "entry {at} at tick {tick} has {} rounds left",
                 entry.remaining_rounds
@@ -337,23 +418,54 @@ impl<P> RoundsWheel<P> {
     }
 }
 
-impl<P> Algorithm for RoundsWheel<P> {
-    const NAME: &'static str = "rounds-wheel";
+impl<P, const TICK: Tick> Algorithm for RoundsWheel<P, TICK> {
+    const NAME: &'static str = match TICK {
+        1 => "rounds-wheel",
+        NETTY_TICK => "netty-wheel",
+        _ => panic!("this wheel tick has no row name: give it one here"),
+    };
     const FAMILY: Family = Family::Seed;
     const TICKED: bool = true;
-    const SUMMARY: &'static str = "V&L 6, Netty's `HashedWheelTimer`: 512 unsorted slots, \
-         rounds per timer, ticked";
+    const SUMMARY: &'static str = match TICK {
+        1 => {
+            "V&L 6, the scheme of Netty's `HashedWheelTimer` at a 1-tick wheel tick: 512 \
+             unsorted slots, rounds per timer, ticked; exact"
+        }
+        NETTY_TICK => {
+            "Netty's `HashedWheelTimer` at its defaults (and Dubbo's copy): 512 unsorted \
+             slots of 100 ticks (100 ms), rounds per timer, ticked. Inexact: fires at the first \
+             100-tick boundary at or after the deadline, up to 99 ticks late"
+        }
+        _ => "V&L 6 at a coarser wheel tick",
+    };
+    const EXACT: bool = TICK == 1;
+
+    fn due_at(now: Tick, deadline: Tick) -> Tick {
+        if deadline <= now {
+            deadline
+        } else {
+            boundary(wheel_tick_of(deadline, TICK), TICK)
+        }
+    }
+
+    fn lateness_bound(_delay: Tick) -> Tick {
+        TICK - 1
+    }
 
     fn with_defaults() -> Self {
         Self::default()
     }
 
     fn params(&self) -> String {
-        format!("slots={}", self.slots())
+        if TICK == 1 {
+            format!("slots={}", self.slots())
+        } else {
+            format!("slots={},tick={TICK}", self.slots())
+        }
     }
 }
 
-impl<P> TimerQueue<P> for RoundsWheel<P> {
+impl<P, const TICK: Tick> TimerQueue<P> for RoundsWheel<P, TICK> {
     fn insert(&mut self, deadline: Tick, payload: P) -> Handle {
         check_deadline(deadline);
         let handle = self.entries.insert(Entry {
@@ -380,10 +492,14 @@ impl<P> TimerQueue<P> for RoundsWheel<P> {
         check_deadline(deadline);
         let slot = self.entries.get(handle)?.slot;
         let index = handle.index();
-        if slot != OVERDUE && deadline > self.now && slot == slot_of(deadline, self.mask) {
+        if slot != OVERDUE
+            && deadline > self.now
+            && slot == slot_of(wheel_tick_of(deadline, TICK), self.mask)
+        {
             let entry = self.entries.at_mut(index);
             entry.deadline = deadline;
-            entry.remaining_rounds = rounds_for(deadline, self.now + 1, self.shift);
+            let due = wheel_tick_of(deadline, TICK);
+            entry.remaining_rounds = rounds_for(due, self.cursor + 1, self.shift);
         } else {
             self.unlink(index);
             self.entries.at_mut(index).deadline = deadline;
@@ -404,8 +520,10 @@ impl<P> TimerQueue<P> for RoundsWheel<P> {
                 payload: entry.payload,
                 deadline: entry.deadline,
             });
-        self.turn_to(now, out);
-        debug_assert_eq!(self.now, now, "the cursor stopped short of now");
+        let target = cursor_at(now, TICK);
+        self.turn_to(target, out);
+        debug_assert_eq!(self.cursor, target, "the cursor stopped short of now");
+        self.now = now;
     }
 
     fn reserve(&mut self, additional: usize) {
@@ -419,9 +537,9 @@ impl<P> TimerQueue<P> for RoundsWheel<P> {
             Some(bound)
         } else {
             // Every wheel entry is due after now, and the wheel must be ticked to
-            // find out which. `now < MAX_DEADLINE` here, as a wheel entry's
-            // deadline is above it.
-            Some(self.now + 1)
+            // find out which: at the next boundary, Netty's `waitForNextTick`.
+            // A wheel entry is due at a boundary after now, so there is one.
+            Some(boundary(self.cursor + 1, TICK))
         }
     }
 
@@ -464,6 +582,71 @@ mod tests {
         assert_eq!(wheel.reschedule(other, 26), Some(other));
         assert_eq!(wheel.reschedule(other, 5), Some(other));
         assert_eq!(fire(&mut wheel, 19), [5]);
+        assert!(wheel.is_empty());
+    }
+
+    #[test]
+    fn netty_ticks_fire_at_the_first_boundary_at_or_after_the_deadline() {
+        type Netty = NettyWheel<u64>;
+        assert_eq!(Netty::NAME, "netty-wheel");
+        const { assert!(!Netty::EXACT && RoundsWheel::<u64>::EXACT) };
+        assert_eq!(Netty::with_defaults().params(), "slots=512,tick=100");
+        assert_eq!(Netty::due_at(0, 1), 100);
+        assert_eq!(
+            Netty::due_at(0, 100),
+            100,
+            "a deadline on a boundary fires at it"
+        );
+        assert_eq!(Netty::due_at(150, 180), 200);
+        assert_eq!(Netty::due_at(150, 120), 120, "overdue: at the next advance");
+        assert_eq!(Netty::due_at(0, MAX_DEADLINE), MAX_DEADLINE, "clamped");
+        assert_eq!(Netty::lateness_bound(30_000), 99);
+        assert_eq!(cursor_at(199, 100), 1);
+        assert_eq!(cursor_at(MAX_DEADLINE, 100), MAX_DEADLINE.div_ceil(100));
+        assert_eq!(cursor_at(MAX_DEADLINE - 1, 100), (MAX_DEADLINE - 1) / 100);
+    }
+
+    #[test]
+    fn a_netty_wheel_visits_once_per_boundary() {
+        let mut wheel = NettyWheel::with_slots(8);
+        let mut out = Vec::new();
+        wheel.advance(150, &mut out);
+        wheel.insert(180, 1u64);
+        wheel.insert(201, 2);
+        // Due at 200 and 300; 300 + 8 * 100 shares 300's slot a revolution later.
+        wheel.insert(1_100, 3);
+        assert_eq!(wheel.next_expiry(), Some(200));
+        wheel.advance(199, &mut out);
+        assert!(out.is_empty());
+        wheel.advance(200, &mut out);
+        assert_eq!(out.iter().map(|e| e.payload).collect::<Vec<_>>(), [1]);
+        assert_eq!(wheel.next_expiry(), Some(300));
+        out.clear();
+        wheel.advance(1_099, &mut out);
+        assert_eq!(out.iter().map(|e| e.payload).collect::<Vec<_>>(), [2]);
+        out.clear();
+        wheel.advance(1_100, &mut out);
+        assert_eq!(out.iter().map(|e| e.payload).collect::<Vec<_>>(), [3]);
+        // Visits at 100, 200, ..., 1100: eleven boundaries, not 1,100 ticks; the
+        // entry a revolution out lost one round on the way.
+        let counters = wheel.counters();
+        assert_eq!(counters.slot_visits, 11);
+        assert_eq!(counters.entries_examined_not_due, 1);
+        assert_eq!(wheel.next_expiry(), None);
+    }
+
+    #[test]
+    fn a_netty_wheel_reaches_max_deadline() {
+        let mut wheel = NettyWheel::with_slots(8);
+        wheel.insert(MAX_DEADLINE, 1u64);
+        wheel.insert(MAX_DEADLINE - 150, 2);
+        let mut out = Vec::new();
+        wheel.advance(MAX_DEADLINE - 1, &mut out);
+        assert_eq!(out.iter().map(|e| e.payload).collect::<Vec<_>>(), [2]);
+        out.clear();
+        assert_eq!(wheel.next_expiry(), Some(MAX_DEADLINE));
+        wheel.advance(MAX_DEADLINE, &mut out);
+        assert_eq!(out.iter().map(|e| e.payload).collect::<Vec<_>>(), [1]);
         assert!(wheel.is_empty());
     }
 

@@ -30,16 +30,16 @@ pub const SYSTEMS: &[System] = &[
     System {
         name: "Netty `HashedWheelTimer` (4.1)",
         structure: "one wheel of 512 unsorted bucket lists, `remainingRounds`, a worker ticking every 100 ms; cancel queued, unlinked at the next tick",
-        rows: &["rounds-wheel"],
-        row: "`rounds-wheel`",
-        differs: "inserts and cancels reach the worker through queues, and a timer fires up to a tick late; same O(1) insert and cancel and the same walk per tick: no. The row ticks every 1 ms, not 100 ms",
+        rows: &["netty-wheel", "rounds-wheel"],
+        row: "`netty-wheel` (its defaults: 512 slots of 100 ms); `rounds-wheel` (the same scheme at a 1 ms tick, exact)",
+        differs: "inserts and cancels reach the worker through queues: no. A timer on a 100 ms boundary fires at it here, a tick later in Netty, whose nanosecond deadlines practically never lie on one",
     },
     System {
         name: "Dubbo `HashedWheelTimer`",
         structure: "a 2018 copy of Netty 4.1.23–4.1.25's; request timeouts on a 30 ms tick",
-        rows: &["rounds-wheel"],
-        row: "`rounds-wheel`",
-        differs: "lock-based hand-off queues instead of Netty's: no",
+        rows: &["netty-wheel", "rounds-wheel"],
+        row: "`netty-wheel` (Netty's defaults); `rounds-wheel` (1 ms)",
+        differs: "lock-based hand-off queues instead of Netty's: no. Its RPC timeouts tick every 30 ms, between the two rows",
     },
     System {
         name: "Kafka `TimingWheel` / `SystemTimer`",
