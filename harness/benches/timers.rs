@@ -87,7 +87,7 @@
 //! # Skips and the time budget
 //!
 //! An algorithm runs only at the N within its declared `PENDING_LIMIT`
-//! (`sorted-list` 20,000, `hashed-wheel` 200,000); the bench prints one line per
+//! (`sorted-list` 20,000); the bench prints one line per
 //! group for what it skipped and why. Every algorithm comes from
 //! `algorithms::registry`, so a new one is benchmarked without editing this
 //! file. To keep the whole default run near 10 minutes on two cores with about
