@@ -4,9 +4,14 @@
 //!
 //! A binary min-heap of `(deadline, slot)` keys in a flat vector, plus a position
 //! index per timer, so that cancel removes the timer at once (swap with the last
-//! key, sift up or down) instead of leaving a tombstone. This is the heap of libuv
-//! and libevent's `min_heap`, and what the Varghese & Lauck paper calls a
-//! tree-based scheme.
+//! key, sift up or down) instead of leaving a tombstone. This is libevent's
+//! `min_heap` (checked against `minheap-internal.h` on libevent's master at
+//! `0c3e47a`, 2.2.1-alpha and later, June 2026: a flat array of event pointers,
+//! each event keeping its `min_heap_idx`, erase by moving the last element into
+//! the hole and sifting it up or down), the JDK's `DelayedWorkQueue` under
+//! `setRemoveOnCancelPolicy(true)` (see `algorithms/SYSTEMS.md`), and what the
+//! Varghese & Lauck paper calls a tree-based scheme. libuv's timer heap is the
+//! same scheme with nodes linked by pointers rather than kept in an array.
 //!
 //! Layout, chosen for the sifts: the keys live in the heap vector itself, not
 //! behind the arena index, so the comparisons touch one contiguous array; the

@@ -6,7 +6,8 @@
 //! trivial: pop from the head while the head is due. The price is paid at insert,
 //! which walks the list to find the new timer's place. This is the "sorted task
 //! queue" of the seed documents, and the classic structure of BSD's callout list
-//! before wheels.
+//! before wheels. It is a textbook structure: the paper is its reference, and no
+//! one implementation was followed.
 //!
 //! The walk starts from whichever end is nearer to the new deadline, judged by
 //! comparing it with the head's and the tail's deadlines. Timers of one duration
