@@ -144,7 +144,7 @@
 //!   digits. Its deadline is `filed` or later (a reschedule in place only moves
 //!   it later): so its slot starts after `elapsed` and at or before its
 //!   deadline. When its deadline lies before the slot's end, its slot is the
-//!   one [`level_for`] and [`slot_for`] give for its deadline (the deadline
+//!   one `level_for` and `slot_for` give for its deadline (the deadline
 //!   then shares the slot's leading digits); beyond the slot's end, the entry
 //!   was pushed back in place and is filed again when the slot is taken;
 //! * bit `s` of `occupied[k]` is set if and only if slot `s` of level `k` holds
