@@ -33,10 +33,44 @@
 //! placed again relative to the new clock, which puts it on a level below `k`
 //! (its deadline now differs from the clock only below digit `k`).
 //!
-//! Source: tokio, `tokio/src/runtime/time/wheel/mod.rs` and `level.rs` (the
-//! `Wheel` of the runtime's time driver, also behind tokio-util's `DelayQueue`),
-//! which has 6 levels of 64 slots at 1 ms. It descends from the hierarchical
-//! wheels of Varghese & Lauck (scheme 7); the bitmap is what tokio adds.
+//! # Reschedule: a later deadline is only stored
+//!
+//! An idle timeout pushed back by every request is rescheduled far more often
+//! than it fires, so tokio makes the push-back cheap. A timer keeps two
+//! deadlines: the one its slot was chosen from (tokio's `registered_when`) and
+//! the true one (the timer's state). `TimerEntry::reset` to a deadline at or
+//! after the true one only stores the new true deadline
+//! (`StateCell::extend_expiration`); the entry stays in its slot. That slot
+//! still starts at or before the new deadline, so taking it is never early:
+//! when it comes due, the driver's `process_expiration` sees that the true
+//! deadline is later (`mark_pending` fails) and files the entry again from
+//! the new clock. A reset to an earlier deadline, or of a timer already on the
+//! driver's pending-fire list, is a remove and an insert (`reregister`).
+//!
+//! This wheel does the same, with one deadline field: the true one. It needs
+//! no copy of the filed one, because an entry's list is named by its `slot`
+//! field (tokio recomputes the list from `registered_when` on a remove). A
+//! timer in a slot rescheduled to a deadline at or after its current one keeps
+//! its handle and its slot and only has its deadline overwritten: O(1), no list
+//! touched. An earlier deadline, or a timer on the overdue list (this wheel's
+//! pending-fire list), is unlinked and linked again as a fresh insert, also
+//! keeping its handle. When a slot is taken, each of its entries is one of
+//! three cases: due at the slot's start (it fires), due later within the slot
+//! (a lazy cascade down, counted in `cascades`), or due beyond the slot's end,
+//! which only a reschedule can make (filed again, from the new clock, on
+//! whatever level its deadline now calls for, possibly the same level or a
+//! higher one; counted in `entries_examined_not_due`).
+//!
+//! Source: tokio 1.53.1 (commit `ea91b33ca57f`, `tokio/Cargo.toml` version
+//! 1.53.1), `tokio/src/runtime/time/wheel/mod.rs` and `level.rs` (the `Wheel`
+//! of the runtime's time driver, also behind tokio-util's `DelayQueue`), which
+//! has 6 levels of 64 slots at 1 ms, and `tokio/src/runtime/time/entry.rs` and
+//! `mod.rs` for the reschedule (`TimerShared::registered_when`, called
+//! `cached_when` before tokio's #7333, `true_when`,
+//! `StateCell::extend_expiration`, `TimerEntry::reset`, `Handle::reregister`,
+//! `Wheel::process_expiration`). It descends from the hierarchical wheels of
+//! Varghese & Lauck (scheme 7); the bitmap is what tokio adds. This file is
+//! written from that design, not from tokio's code.
 //!
 //! # Levels: 11, not tokio's 6
 //!
@@ -63,16 +97,21 @@
 //! # Next expiry
 //!
 //! [`TimerQueue::next_expiry`] is the start of the next slot the wheel would
-//! take, as tokio's driver uses it for its sleep. On level 0 a slot spans one
-//! tick, so the bound is exact; on a higher level it is the slot's start, at most
-//! `64^k - 1` ticks before the earliest deadline in that slot. It is tight in the
-//! sense that matters: the wheel has work to do at that tick (the cascade), and
-//! finding the exact minimum would mean walking the slot's list, which the
-//! cascade does anyway once the slot is taken. A driver that follows
-//! `next_expiry()` therefore wakes at slot starts where nothing may fire (each of them
-//! moves at least one timer down, so there are at most `cascades` of them): those wakeups are the price of
-//! the lazy cascade, and the harness's wakeup count shows them. Timers on the
-//! overdue list contribute their running minimum (see [`crate::overdue`]).
+//! take, as tokio's driver uses it for its sleep. It is a lower bound on every
+//! deadline in the wheel: a slot starts at or before every deadline it holds
+//! (at or before the deadline it was filed for, and a reschedule in place only
+//! moves a deadline later). Without reschedules it is exact on level 0, where a
+//! slot spans one tick, and on a higher level at most `64^k - 1` ticks early; a
+//! timer pushed back in place may make it as early as the push-back is long,
+//! which is allowed, since it is a lower bound. It is tight in the sense that
+//! matters: the wheel has work to do at that tick (a cascade or a re-filing),
+//! and finding the exact minimum would mean walking the slot's list, which
+//! taking the slot does anyway. A driver that follows `next_expiry()`
+//! therefore wakes at slot starts where nothing may fire (each of them moves at
+//! least one timer, so there are at most `cascades + entries_examined_not_due`
+//! of them): those wakeups are the price of the lazy cascade and of the cheap
+//! push-back, and the harness's wakeup count shows them. Timers on the overdue
+//! list contribute their running minimum (see [`crate::overdue`]).
 //!
 //! # Cost
 //!
@@ -80,10 +119,15 @@
 //! |---|---|
 //! | insert | O(1): an `ilog2`, a push onto a list and a bit set |
 //! | cancel | O(1): an unlink, and a bit clear if the slot empties |
-//! | advance | O(levels) to find each slot taken (a few bitmap tests), O(1) per timer fired or cascaded; no empty slot is visited, whatever the span; plus O(k log k) for k overdue timers |
+//! | reschedule | O(1), handle kept: to a later or equal deadline, one store (the slot is left as it is); to an earlier one, or from the overdue list, an unlink and a link, as a cancel and an insert |
+//! | advance | O(levels) to find each slot taken (a few bitmap tests), O(1) per timer fired, cascaded or filed again after a reschedule; no empty slot is visited, whatever the span; plus O(k log k) for k overdue timers |
 //! | next expiry | O(levels): the first non-zero bitmap, one rotate and one `trailing_zeros` |
 //!
-//! A timer cascades at most once per level it starts above level 0. Memory:
+//! A timer cascades at most once per level it starts above level 0, counting
+//! from its last insert or its last filing again. It is filed again at most
+//! once per reschedule in place, and only once for all the reschedules made
+//! before its slot comes due: a filing again places it by its true deadline.
+//! Memory:
 //! `LEVELS * SLOTS` list heads (5.5 KiB), allocated at construction.
 //!
 //! # Invariants
@@ -91,11 +135,18 @@
 //! Between calls `elapsed == now`; during an advance `elapsed` is the start of
 //! the slot last taken (at most the advance's `now`). Always:
 //!
-//! * every timer on level `k` has `when >> 6(k + 1) == elapsed >> 6(k + 1)` and
-//!   digit `k` of `when` greater than digit `k` of `elapsed`, so `when > elapsed`
-//!   and its slot starts after `elapsed`. Moving `elapsed` forward to at most the
-//!   earliest slot start keeps this, since a value between `elapsed` and `when`
-//!   shares their common leading digits;
+//! * every timer on level `k` was filed for a deadline `filed` (its deadline at
+//!   its last insert, reschedule that moved it, or filing again) with
+//!   `filed >> 6(k + 1) == elapsed >> 6(k + 1)` and digit `k` of `filed`
+//!   greater than digit `k` of `elapsed`, so its slot starts after `elapsed`.
+//!   Moving `elapsed` forward to at most the earliest slot start keeps this,
+//!   since a value between `elapsed` and `filed` shares their common leading
+//!   digits. Its deadline is `filed` or later (a reschedule in place only moves
+//!   it later): so its slot starts after `elapsed` and at or before its
+//!   deadline. When its deadline lies before the slot's end, its slot is the
+//!   one `level_for` and `slot_for` give for its deadline (the deadline
+//!   then shares the slot's leading digits); beyond the slot's end, the entry
+//!   was pushed back in place and is filed again when the slot is taken;
 //! * bit `s` of `occupied[k]` is set if and only if slot `s` of level `k` holds
 //!   an entry;
 //! * every entry is on exactly one list, a slot's or the overdue list, as its
@@ -105,11 +156,13 @@
 //! # Output order
 //!
 //! A timer fires only when the slot holding it is taken at a start equal to its
-//! deadline: on level 0 every timer in a slot is due at its start, and on a higher
-//! level the ones due later move down. Slots are taken in increasing start order
-//! (the next one is always the earliest, and every slot that a cascade fills
-//! starts after the slot being emptied), so the wheel's output is sorted. The
-//! overdue batch goes first, see [`crate::overdue`].
+//! deadline: the others of the slot, due later (after a cascade's start, or
+//! pushed back by a reschedule), are filed again, never fired. Slots are taken
+//! in increasing start order (the next one is always the earliest, and every
+//! slot that a cascade or a filing again fills starts after the slot being
+//! emptied, whose start is the clock), so the wheel's output is sorted by
+//! deadline, and every timer fires at exactly its deadline. The overdue batch
+//! goes first, see [`crate::overdue`].
 //!
 //! # Counters
 //!
@@ -120,9 +173,13 @@
 //!   bucket emptied by cancels and polls it anyway, nothing here remembers an
 //!   empty slot. (A higher-level slot whose timers all move down fires nothing,
 //!   but it did the work that `cascades` counts, as in `hierarchical-wheel`.)
-//! * `cascades`: one per timer moved from a taken slot to a lower level.
-//! * `entries_examined_not_due` stays 0: every timer of a taken slot either fires
-//!   or moves down; none is looked at and left in place.
+//! * `cascades`: one per timer moved from a taken slot to a lower level because
+//!   its deadline lies inside the slot, after its start: the lazy cascade.
+//! * `entries_examined_not_due`: one per timer of a taken slot whose deadline
+//!   lies beyond the slot's end, which only a reschedule in place makes: it was
+//!   examined, found not due, and filed again from the new clock (tokio's
+//!   failed `mark_pending`). Without reschedules it stays 0: every timer of a
+//!   taken slot then either fires or moves down.
 //! * `bucket_expirations` stays 0 (no DelayQueue) and `insert_scan_steps` stays 0
 //!   (an insert computes its slot, it never steps over entries).
 //!
@@ -287,6 +344,35 @@ impl<P> BitmapWheel<P> {
         level
     }
 
+    /// Links the unlinked entry `index`, between calls: onto the overdue list if
+    /// its deadline is at or before the clock (which is `now` between calls),
+    /// else into its slot.
+    fn link(&mut self, index: u32) {
+        let deadline = self.nodes.at(index).deadline;
+        if deadline <= self.elapsed {
+            self.nodes.at_mut(index).slot = OVERDUE;
+            self.overdue.push(&mut self.nodes, index, deadline);
+        } else {
+            self.place(index);
+        }
+    }
+
+    /// Unlinks the pending entry `index` from the list it is on, clearing its
+    /// slot's bit if the slot empties, so that no slot is ever taken empty.
+    fn unlink(&mut self, index: u32) {
+        let slot = self.nodes.at(index).slot;
+        if slot == OVERDUE {
+            self.overdue.unlink(&mut self.nodes, index);
+        } else {
+            let list = &mut self.slots[slot as usize];
+            list.unlink(&mut self.nodes, index);
+            if list.is_empty() {
+                let (level, bit) = (slot as usize / SLOTS, slot as usize % SLOTS);
+                self.occupied[level] &= !(1 << bit);
+            }
+        }
+    }
+
     /// The next slot to take: the first occupied slot of the lowest level that
     /// has one, which is the earliest slot of the wheel (see the module doc).
     fn next_expiration(&self) -> Option<Expiration> {
@@ -325,10 +411,13 @@ impl<P> BitmapWheel<P> {
             !entries.is_empty(),
             "level {level} slot {slot} was marked occupied but empty"
         );
+        // The slot's end: no overflow, since the start is at most 2^62 and the
+        // top level's span is 2^60.
+        let end = deadline + (1 << (LEVEL_BITS * level as u32));
         while let Some(index) = entries.pop_front(&mut self.nodes) {
             let when = self.nodes.at(index).deadline;
             debug_assert!(
-                when >= deadline && (when - deadline) >> (LEVEL_BITS * level as u32) == 0,
+                when >= deadline,
                 "level {level} slot {slot} starting at {deadline} held deadline {when}"
             );
             if when == deadline {
@@ -337,13 +426,22 @@ impl<P> BitmapWheel<P> {
                     payload: node.payload,
                     deadline: node.deadline,
                 });
-            } else {
+            } else if when < end {
+                // Due within the slot, after its start: the lazy cascade moves
+                // it to a finer level.
                 let to = self.place(index);
                 debug_assert!(
                     to < level,
                     "deadline {when} cascaded from level {level} to {to}"
                 );
                 self.counters.cascades += 1;
+            } else {
+                // A reschedule pushed the deadline past the slot it was filed
+                // in, and left it there: file it now, from the new clock, on
+                // whatever level its deadline calls for (tokio's
+                // `process_expiration` when `mark_pending` fails).
+                self.place(index);
+                self.counters.entries_examined_not_due += 1;
             }
         }
     }
@@ -373,30 +471,36 @@ impl<P> TimerQueue<P> for BitmapWheel<P> {
             slot: OVERDUE,
             links: Links::UNLINKED,
         });
-        // Between calls the clock is `now`.
-        if deadline <= self.elapsed {
-            self.overdue.push(&mut self.nodes, handle.index(), deadline);
-        } else {
-            self.place(handle.index());
-        }
+        self.link(handle.index());
         handle
     }
 
     fn cancel(&mut self, handle: Handle) -> Option<P> {
-        let slot = self.nodes.get(handle)?.slot;
+        self.nodes.get(handle)?;
         let index = handle.index();
-        if slot == OVERDUE {
-            self.overdue.unlink(&mut self.nodes, index);
-        } else {
-            let list = &mut self.slots[slot as usize];
-            list.unlink(&mut self.nodes, index);
-            if list.is_empty() {
-                // The slot must not be taken empty: clear its bit.
-                let (level, bit) = (slot as usize / SLOTS, slot as usize % SLOTS);
-                self.occupied[level] &= !(1 << bit);
-            }
-        }
+        self.unlink(index);
         Some(self.nodes.remove_at(index).payload)
+    }
+
+    /// As tokio's `TimerEntry::reset` does it, keeping the handle: a later (or
+    /// equal) deadline for a timer in a slot is only stored, and the timer stays
+    /// in the slot it was filed in, which starts at or before its old deadline
+    /// and so before the new one; when that slot is taken, the timer is found
+    /// not due and filed again (see `take_slot`). An earlier deadline, or a timer
+    /// on the overdue list (tokio's "pending fire" state, which `reset` cannot
+    /// extend either), is unlinked and linked again as a fresh insert would be.
+    fn reschedule(&mut self, handle: Handle, deadline: Tick) -> Option<Handle> {
+        check_deadline(deadline);
+        let node = self.nodes.get_mut(handle)?;
+        if node.slot != OVERDUE && deadline >= node.deadline {
+            node.deadline = deadline;
+            return Some(handle);
+        }
+        let index = handle.index();
+        self.unlink(index);
+        self.nodes.at_mut(index).deadline = deadline;
+        self.link(index);
+        Some(handle)
     }
 
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
@@ -463,9 +567,20 @@ mod tests {
                 while at != NIL {
                     let node = wheel.nodes.at(at);
                     assert_eq!(node.slot as usize, level * SLOTS + slot);
-                    assert_eq!(level_for(wheel.elapsed, node.deadline), level);
-                    assert_eq!(slot_for(node.deadline, level), slot);
                     assert!(slot > slot_for(wheel.elapsed, level));
+                    let start = slot_start(wheel.elapsed, level, slot);
+                    assert!(
+                        wheel.elapsed < start && start <= node.deadline,
+                        "level {level} slot {slot} (start {start}) holds deadline {} at clock {}",
+                        node.deadline,
+                        wheel.elapsed
+                    );
+                    // A deadline beyond the slot's end was pushed back in place;
+                    // any other is in the slot a fresh insert would choose.
+                    if node.deadline - start < 1 << (LEVEL_BITS * level as u32) {
+                        assert_eq!(level_for(wheel.elapsed, node.deadline), level);
+                        assert_eq!(slot_for(node.deadline, level), slot);
+                    }
                     linked += 1;
                     at = List::next_of(&wheel.nodes, at);
                 }
@@ -669,6 +784,161 @@ mod tests {
         let rest = wheel.len();
         assert_eq!(fire(&mut wheel, MAX_DEADLINE).len(), rest);
         assert!(fired > 0 && wheel.is_empty());
+        assert_eq!(wheel.counters().empty_slot_visits, 0);
+    }
+
+    #[test]
+    fn a_later_reschedule_keeps_the_slot_and_refiles_when_the_slot_comes_due() {
+        let mut wheel = BitmapWheel::new();
+        // 100 is on level 1, slot 1 (ticks 64..128).
+        let handle = wheel.insert(100, 7);
+        let id = wheel.nodes.at(handle.index()).slot;
+        assert_eq!(wheel.reschedule(handle, 5_000), Some(handle), "same handle");
+        assert_eq!(wheel.nodes.at(handle.index()).slot, id, "same slot");
+        assert_eq!(wheel.occupied[1], 1 << 1);
+        assert_invariants(&wheel);
+        // The old slot's start is still the bound: early, but a lower bound.
+        assert_eq!(wheel.next_expiry(), Some(64));
+        assert_eq!(
+            fire(&mut wheel, 64),
+            [],
+            "the slot comes due: not the timer"
+        );
+        let counters = wheel.counters();
+        assert_eq!(counters.slot_visits, 1);
+        assert_eq!(counters.entries_examined_not_due, 1, "filed again");
+        assert_eq!(counters.cascades, 0);
+        // Filed from clock 64 by its true deadline: level 2, slot 1 (4096..8192).
+        assert_eq!(wheel.occupied[1], 0);
+        assert_eq!(wheel.occupied[2], 1 << 1);
+        assert_eq!(wheel.next_expiry(), Some(4_096));
+        assert_eq!(fire(&mut wheel, 4_999), []);
+        assert_eq!(wheel.next_expiry(), Some(5_000));
+        assert_eq!(
+            fire(&mut wheel, 5_000),
+            [(5_000, 7)],
+            "exactly at its deadline"
+        );
+        assert_eq!(wheel.counters().entries_examined_not_due, 1);
+        assert_eq!(wheel.reschedule(handle, 6_000), None, "fired: stale");
+    }
+
+    #[test]
+    fn push_backs_before_the_slot_comes_due_cost_one_refiling() {
+        let mut wheel = BitmapWheel::new();
+        // A level-0 timer pushed back 100 times before its tick comes.
+        let handle = wheel.insert(10, 1);
+        for deadline in 11..=110 {
+            assert_eq!(wheel.reschedule(handle, deadline), Some(handle));
+        }
+        assert_eq!(wheel.occupied[0], 1 << 10, "still in slot 10 of level 0");
+        assert_eq!(
+            wheel.reschedule(handle, 110),
+            Some(handle),
+            "an equal deadline"
+        );
+        assert_eq!(fire(&mut wheel, 109), []);
+        assert_eq!(fire(&mut wheel, 110), [(110, 1)]);
+        let counters = wheel.counters();
+        assert_eq!(counters.entries_examined_not_due, 1);
+        // 110 from clock 10 is on level 1, and cascades once at 64.
+        assert_eq!(counters.cascades, 1);
+        assert_eq!(counters.slot_visits, 3);
+    }
+
+    #[test]
+    fn an_earlier_reschedule_moves_the_timer() {
+        let mut wheel = BitmapWheel::new();
+        let handle = wheel.insert(5_000, 1);
+        assert_eq!(wheel.occupied[2], 1 << 1);
+        assert_eq!(wheel.reschedule(handle, 100), Some(handle));
+        assert_eq!(wheel.occupied[2], 0, "taken out of its old slot");
+        assert_eq!(wheel.occupied[1], 1 << 1);
+        assert_eq!(wheel.next_expiry(), Some(64));
+        assert_invariants(&wheel);
+        assert_eq!(fire(&mut wheel, 99), []);
+        // At or before the clock: onto the overdue list, fired by the next
+        // advance even one that does not move the clock.
+        assert_eq!(wheel.reschedule(handle, 30), Some(handle));
+        assert_eq!(wheel.next_expiry(), Some(30));
+        assert_invariants(&wheel);
+        assert_eq!(fire(&mut wheel, 99), [(30, 1)]);
+        assert_eq!(wheel.counters().entries_examined_not_due, 0);
+    }
+
+    #[test]
+    fn an_overdue_timer_rescheduled_later_leaves_the_overdue_list() {
+        let mut wheel = BitmapWheel::new();
+        fire(&mut wheel, 1_000);
+        let handle = wheel.insert(900, 1);
+        assert_eq!(wheel.reschedule(handle, 1_500), Some(handle));
+        assert_invariants(&wheel);
+        assert_eq!(fire(&mut wheel, 1_000), [], "no longer overdue");
+        assert_eq!(fire(&mut wheel, 1_500), [(1_500, 1)]);
+        let cancelled = wheel.insert(2_000, 2);
+        assert_eq!(wheel.cancel(cancelled), Some(2));
+        assert_eq!(wheel.reschedule(cancelled, 3_000), None, "cancelled: stale");
+    }
+
+    #[test]
+    fn rescheduled_timers_fire_at_their_deadlines_in_order() {
+        // Many timers pushed back and pulled in at random, some far past their
+        // slots: every one fires exactly in the advance that reaches its
+        // deadline, each advance's batch in deadline order.
+        let mut wheel = BitmapWheel::new();
+        let mut deadlines = Vec::new();
+        let mut handles = Vec::new();
+        let mut now = 0;
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for i in 0..5_000u64 {
+            let deadline = now + next() % (1 << (next() % 24));
+            handles.push(wheel.insert(deadline, i));
+            deadlines.push(deadline);
+            for _ in 0..3 {
+                let p = (next() % deadlines.len() as u64) as usize;
+                if deadlines[p] == Tick::MAX {
+                    continue;
+                }
+                // Mostly later (in place), sometimes earlier (moved).
+                let deadline = if next() % 4 == 0 {
+                    now + next() % 5_000
+                } else {
+                    deadlines[p] + next() % (1 << (next() % 30))
+                };
+                assert_eq!(wheel.reschedule(handles[p], deadline), Some(handles[p]));
+                deadlines[p] = deadline;
+            }
+            if i % 7 == 0 {
+                now += next() % 20_000;
+                let batch = fire(&mut wheel, now);
+                assert!(batch.windows(2).all(|w| w[0].0 <= w[1].0), "sorted");
+                for (deadline, p) in batch {
+                    assert_eq!(deadlines[p as usize], deadline);
+                    assert!(deadline <= now, "{p} fired early");
+                    deadlines[p as usize] = Tick::MAX;
+                }
+                assert!(
+                    deadlines.iter().all(|&d| d == Tick::MAX || d > now),
+                    "a due timer stayed"
+                );
+                assert!(
+                    wheel.next_expiry().is_none_or(|bound| {
+                        bound > now && deadlines.iter().all(|&d| d >= bound)
+                    })
+                );
+            }
+        }
+        let rest = wheel.len();
+        let batch = fire(&mut wheel, MAX_DEADLINE);
+        assert_eq!(batch.len(), rest);
+        assert!(batch.windows(2).all(|w| w[0].0 <= w[1].0));
+        assert!(wheel.counters().entries_examined_not_due > 0);
         assert_eq!(wheel.counters().empty_slot_visits, 0);
     }
 }

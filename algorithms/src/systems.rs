@@ -67,7 +67,7 @@ pub const SYSTEMS: &[System] = &[
         structure: "non-cascading wheel, 64-bucket levels each 8x coarser, a timer placed once and rounded up",
         rows: &["linux-wheel"],
         row: "`linux-wheel`",
-        differs: "the row rounds with a ceiling where Linux adds a granule, and has 20 levels where Linux clamps; `mod_timer` into the same bucket only rewrites the expiry, where the row cancels and inserts: yes, on reschedule-heavy workloads the row overstates Linux's cost (a same-bucket fast path is issue 19's)",
+        differs: "the row rounds as Linux does (a granule past the deadline) and has `mod_timer`'s same-bucket fast path; it has 20 levels where Linux clamps, measures delays from `now` where Linux's `base->clk` can be a tick ahead, fires an expired timer at the next advance, and sends an unchanged expiry through the same-bucket test rather than returning at once (so that a reschedule fires where a fresh insert would): constant factors only",
     },
     System {
         name: "JDK `java.util.Timer`",
