@@ -60,10 +60,14 @@
 //!
 //! | step | `uniform` | `timeouts` | `bimodal` | `sparse` | `scaling-1e6` |
 //! |---|---|---|---|---|---|
-//! | `bitmap-wheel` (tokio's layout) | 56.9 | 8.6 | 28.6 | 73.8 | 85.6 |
+//! | `bitmap-wheel` (tokio's layout, then rescheduling by cancel and insert) | 56.9 | 8.6 | 28.6 | 73.8 | 85.6 |
 //! | vector slots, one-line cancel, lazy later reschedule | 33.4 | 7.5 | 14.8 | 81.1 | 34.0 |
 //! | + smallest deadline as next expiry, due timers fired from higher slots | 36.1 | 7.1 | 14.5 | 55.4 | 30.0 |
 //! | + 1,024-slot level 0 | 29.0 | 8.3 | 13.5 | 59.3 | 28.3 |
+//!
+//! (These were measured before `bitmap-wheel` learnt tokio's lazy push-back;
+//! its first row is that older `bitmap-wheel`, and the reference run in
+//! `results/` has the current one beside this wheel.)
 //!
 //! The wider level 0 cost `timeouts` (30 s deadlines, 95% cancelled) about
 //! 1 ns per operation. We have not measured why; our guess is that the 5% of
