@@ -1,88 +1,168 @@
-//! The Go runtime's timer heap: a 4-ary min-heap with lazy cancellation and
-//! compaction once a quarter of it is dead.
+//! The Go runtime's timer heap: a 4-ary min-heap in which stopping a timer and
+//! resetting it are both lazy, and the heap is put right when it is next run.
+//!
+//! # Source
+//!
+//! `src/runtime/time.go` of the Go repository, read at commit `2297c34c` (the
+//! Go 1.24 line: the timer code of Go 1.23's rewrite, with synctest's
+//! `syncGroup`, which Go 1.25 renamed to `bubble`): `(*timer).stop`,
+//! `(*timer).modify`, `(*timer).maybeAdd`, `(*timer).updateHeap`,
+//! `(*timers).cleanHead`, `(*timers).adjust`, `(*timers).check`,
+//! `(*timers).run`, `deleteMin`, `siftUp`, `siftDown` and `initHeap`. The code
+//! here is written from that reading; none of it is Go's.
 //!
 //! # Idea
 //!
-//! Go keeps each P's timers in a min-heap of arity 4 (`runtime/time.go`): the
-//! children of position `i` are `4i + 1 ..= 4i + 4` and its parent is
-//! `(i - 1) / 4`. Against a binary heap the tree has half the levels, so a
-//! sift-up (every insert) makes half the moves, and a sift-down compares four
-//! siblings that sit next to each other in memory (here 4 x 16 bytes: one or
-//! two cache lines) for each level it descends: more comparisons, but half the
-//! dependent loads, and loads are what a large heap waits for.
+//! Go keeps each P's timers in a min-heap of arity 4: the children of position
+//! `i` are `4i + 1 ..= 4i + 4` and its parent is `(i - 1) / 4`. Against a binary
+//! heap the tree has half the levels, so a sift-up (every insert) makes half the
+//! moves, and a sift-down compares four siblings that sit next to each other in
+//! memory (here 4 x 16 bytes: one or two cache lines) for each level it
+//! descends: more comparisons, but half the dependent loads, and loads are what
+//! a large heap waits for. Each heap entry carries a copy of its timer's
+//! deadline (Go's `timerWhen`), so a sift reads only the heap.
 //!
-//! Stopping a timer does not touch the heap. Go marks the timer deleted (a
-//! "zombie" since Go 1.23), counts it, and leaves its entry in place; this file
-//! does the same by freeing the timer's payload slot, which turns its heap entry
-//! into a dead one (the handle in the entry no longer matches the slot's
-//! generation). Dead entries go away in two ways:
+//! Neither a stop nor a reset touches the heap:
 //!
-//! * **At the top.** A dead entry that reaches the top is popped like a fired one
-//!   (Go's `cleantimers`, later `cleanHead`).
-//! * **By compaction.** When dead entries are more than a quarter of the heap
-//!   (Go's `deletedTimers > len(timers)/4`, later `zombies > len(heap)/4`), the
-//!   heap keeps only its live entries and is rebuilt bottom-up in O(n)
-//!   (Go's `clearDeletedTimers`, later `adjust` with `initHeap`).
+//! * **Stop is a mark.** `cancel` (Go's `stop`) takes the payload out and leaves
+//!   the timer's entry where it is, as a *zombie*, and counts it. Here the
+//!   payload leaves with the timer's arena slot, which makes the handle stale and
+//!   the entry a zombie in one step: an entry is a zombie exactly when the arena
+//!   no longer holds its handle.
+//! * **Reset is a mark too.** `reschedule` (Go's `modify`) writes the new
+//!   deadline into the timer, marks it *modified* (Go's `timerModified`) and
+//!   lowers `min_when_modified` (Go's `minWhenModified`, a lower bound on the new
+//!   deadline of every modified timer) if the new deadline is earlier. The
+//!   entry keeps the old deadline, and the handle stays the same, as Go keeps the
+//!   same `*timer`.
+//!
+//! The heap is put right by the one who runs it, in three places:
+//!
+//! * **At the top** (Go's `updateHeap`, from `run` and `cleanHead`). When the top
+//!   entry is a zombie it is removed like a fired timer; when it belongs to a
+//!   modified timer it takes the new deadline and sifts down. Either way the loop
+//!   looks at the new top, until the top is live and exact.
+//! * **In `adjust`**, when a modified timer may be due: once `now` reaches
+//!   `min_when_modified`, one pass over the whole heap gives every modified
+//!   entry its new deadline and removes every zombie, and the heap is rebuilt
+//!   bottom-up in O(m). Until then no modified timer can be due (each one's new
+//!   deadline is at least `min_when_modified`), so a timer pushed back again and
+//!   again costs one O(1) write per push, and nothing more until it either
+//!   reaches the top or comes due.
+//! * **By the quarter rule** (Go's `check` with `force`): when zombies are more
+//!   than a quarter of the heap (`zombies > len/4`, integer division), `adjust`
+//!   runs in full whether or not anything is due, and sweeps them all.
+//!
+//! An advance is Go's `check`: it returns at once if nothing can be due
+//! (`now` is before `min(top, min_when_modified)`, Go's `wakeTime`) and the
+//! quarter rule holds; otherwise it runs `adjust` (which does nothing unless a
+//! modified timer may be due), then fires from the top until the top is live,
+//! exact and later than `now`, and then applies the quarter rule, after the
+//! firing as Go does.
 //!
 //! Why Go chose this: most timers are stopped or reset before they fire
-//! (`context` deadlines, network I/O deadlines, `time.AfterFunc` guards), and a
-//! stop may come from any goroutine while the heap belongs to one P. Marking the
-//! timer dead costs O(1) with no sift and no need to know where the entry sits
-//! in the heap (so no position index to keep up to date on every move); the P
-//! that owns the heap does the cleaning when it runs its timers anyway. The
-//! quarter rule bounds the waste: the heap is never more than 4/3 of the live
-//! timers, unlike a plain heap with tombstones (see `std_binary_heap.rs`), whose
-//! dead entries stay until their deadline.
+//! (`context` deadlines, network I/O deadlines reset by every read, `time.Timer`
+//! guards), and a stop or reset may come from any goroutine while the heap
+//! belongs to one P. Marking the timer costs O(1), needs no lock on the heap
+//! and no knowledge of where the entry sits (so no position index to keep up
+//! to date on every move); the P that owns the heap does the repair when it runs
+//! its timers anyway, and often never has to: a timer reset to a later deadline
+//! many times is sifted once, when its entry reaches the top (or fixed in place
+//! by the next `adjust` pass), however many resets came before.
 //!
 //! # Where this differs from Go
 //!
-//! * Go applies the quarter rule when the P checks its timers; here it is applied
-//!   at the end of every cancel and every advance, the first moments it can turn
-//!   true (cancels add dead entries, fired timers shrink the heap). The rule is
-//!   the same, with the same integer division.
-//! * Go cleans the head when it next checks or adds timers, so it can wake up
-//!   for a timer that was already stopped. Here a cancel that kills the top pops
-//!   it (and every dead entry beneath it) at once, so the top is always live and
-//!   [`TimerQueue::next_expiry`] is exact: an event-driven caller never wakes for
-//!   a cancelled timer, as for the other heaps in this crate.
-//! * Go's modify/reset path (`modtimer`, the `timerModified*` states) is lazy too;
-//!   the contract here has no reset, so a reset is a cancel plus an insert.
+//! * **No zombie is revived.** Go's `modify` of a stopped timer whose entry is
+//!   still in the heap clears the zombie mark and reuses the entry. Here a
+//!   cancel hands the payload back and makes the handle stale, and the contract
+//!   requires a reschedule through a stale handle to return `None` and change
+//!   nothing, so no operation can reach a zombie's timer again. Go's
+//!   stop-then-reset of one `time.Timer` becomes, in this contract, a cancel and
+//!   an insert, and an insert is a new timer, which Go adds as a new entry
+//!   (`maybeAdd`) even when an old zombie is still in the heap: so does this
+//!   file, even when the arena hands the insert the slot the cancel freed (the
+//!   zombie's handle has the old generation, so it stays a zombie and never
+//!   touches the new timer).
+//! * **Where the quarter rule runs, between advances.** Go's P runs `check`
+//!   each time its scheduler looks for work, so in a Go program the rule is
+//!   applied about as often as goroutines block; `stop` and `modify` never sweep, and the add path
+//!   (`maybeAdd`) only runs `cleanHead`, which removes zombies from the tail and
+//!   the top but not from the middle. In this contract `advance` is the only
+//!   `check`, and a caller may insert and cancel any number of timers between
+//!   two advances. `insert` runs `cleanHead` as Go's add path does, and, to keep
+//!   memory bounded, it also sweeps in one case: when appending would have to
+//!   grow the heap's allocation while more than a quarter of it is zombies. At
+//!   that moment Go's `append` would copy the whole slice into a larger one,
+//!   O(m); the sweep is O(m) too and makes the copy unnecessary. So the heap's
+//!   allocation grows only when at least three quarters of it is live, and it
+//!   stays below three times the peak number of pending timers (or what
+//!   [`TimerQueue::reserve`] asked for, if more); an insert into a heap with
+//!   room never sweeps.
+//! * **`next_expiry` when no timer is pending.** Go's `wakeTime` would report a
+//!   zombie's deadline; the contract asks for `None` when the queue is empty,
+//!   so that is what is returned then. Otherwise [`TimerQueue::next_expiry`] is
+//!   Go's `wakeTime`: a lower bound, which after a cancel or a reschedule may be
+//!   the deadline of a zombie or the old deadline of a modified timer, so an
+//!   event-driven caller can wake up for a timer that is no longer there, as a
+//!   Go P can. After an advance to `now` it is later than `now`.
+//! * Go's concurrency (per-timer locks, `astate`, the order of the atomic
+//!   updates to `minWhenHeap` and `minWhenModified`), periodic timers, channel
+//!   timers and the preemption check in `cleanHead` have no counterpart in a
+//!   single-threaded queue of one-shot timers. Go's 4-child sift-down keeps the
+//!   first of equal children; so does this one.
 //!
 //! # Cost
 //!
-//! With `n` pending timers and a heap of `m` entries (`m <= 4n/3`, see the
-//! invariants):
+//! With `n` pending timers and a heap of `m` entries (`m <= 4n/3` after an
+//! advance, see the invariants):
 //!
 //! | operation | cost |
 //! |---|---|
-//! | insert | O(log4 m) sift-up |
-//! | cancel | O(1) to mark dead; if the timer was the top, one O(log4 m) pop per dead entry uncovered; plus an O(1) amortised share of compaction |
-//! | advance | O(log4 m) per entry popped, fired or dead (up to 4 comparisons per level) |
-//! | next expiry | O(1), exact: the top is always live |
+//! | insert | O(log4 m) sift-up, after `cleanHead`: one O(log4 m) sift per zombie or modified timer at the top, O(1) per zombie at the tail; a sweep, O(m), only instead of growing the heap's allocation |
+//! | cancel | O(1): a mark, no sift, no sweep (Go's `stop`) |
+//! | reschedule | O(1): a mark, no sift (Go's `modify`) |
+//! | advance | O(1) when nothing can be due and the quarter rule holds; otherwise O(log4 m) per entry leaving the top (fired or zombie) and per modified timer re-sifted there, plus an O(m) `adjust` when `now` has reached `min_when_modified` or the quarter rule calls for a sweep |
+//! | next expiry | O(1), a lower bound (see above) |
 //!
-//! Compaction is amortised O(1) per cancel: it runs when more than `m/4` entries
-//! are dead and costs O(m) (a filter and a bottom-up heapify), which is at most
-//! O(4) per dead entry removed, and every dead entry was made by one cancel and
-//! is removed once. A dead entry popped at the top instead costs one O(log4 m)
-//! sift, also paid once.
+//! A sweep for the quarter rule removes more than `m/4` zombies in O(m) work, so
+//! it is amortised O(1) per cancel, paid by the advance (or, between advances,
+//! the insert) that finds it due. The `adjust` that a due modified timer
+//! triggers is not amortised against anything: it costs O(m) at the first
+//! advance that reaches `min_when_modified`, which Go resets only when it scans
+//! (a modified timer re-sifted at the top leaves it behind as a stale, lower
+//! bound). That is Go's trade: no sift per reset, an O(m) pass when a reset
+//! timer may come due. A workload that reschedules timers to earlier deadlines
+//! every tick pays it every tick; one that pushes idle timeouts back pays it
+//! about once per timeout period.
 //!
 //! # Invariants
 //!
-//! * Heap order on deadlines: for every position `i > 0`,
-//!   `heap[parent(i)].deadline <= heap[i].deadline`. Only deadlines are compared,
-//!   as in Go, so ties leave in an order that is a deterministic function of the
+//! * Heap order on entries' `when`: for every position `i > 0`,
+//!   `heap[parent(i)].when <= heap[i].when`. Only deadlines are compared, as in
+//!   Go, so ties leave in an order that is a deterministic function of the
 //!   operation sequence but not FIFO; the contract allows any order among ties.
-//! * An entry is live when the arena holds its handle. Every pending timer has
-//!   exactly one live entry; `dead` counts the others.
-//! * After every operation, the top (if any) is live and `dead <= m / 4` (the
-//!   quarter rule, integer division). Hence `m - n <= m / 4`, so `m <= 4n/3`, and
-//!   the heap is empty when no timer is pending.
+//! * Every pending timer has exactly one entry, which carries its handle; every
+//!   other entry is a zombie, and `zombies` counts them.
+//! * A pending timer not marked modified has `entry.when == timer.when`; every
+//!   modified timer has `timer.when >= min_when_modified`, which is `Some`
+//!   whenever a pending timer is modified. Hence `min(top.when,
+//!   min_when_modified)` is at most every pending deadline.
+//! * After an advance to `now` (not one that goes back in time): the top
+//!   entry's `when`, if any, and `min_when_modified`, if any, are later than
+//!   `now`, so no pending timer is due; and `zombies <= m / 4`, so `m <= 4n/3`
+//!   (the heap is empty when no timer is pending). An advance that found
+//!   something to do leaves a live, exact top; one that returned at once (Go's
+//!   early return from `check`) may leave a zombie or a modified timer there,
+//!   whose old deadline is still later than `now`. Cancels may then raise the
+//!   zombie count above a quarter until the next advance, or the next insert
+//!   that would grow the allocation.
 //!
 //! # Counters
 //!
-//! A heap has no slots, rounds or cascades: every counter stays 0. The dead
-//! entries it discards and the compactions it runs are real work, but
-//! [`Counters`] has no field for them.
+//! A heap has no slots, rounds or cascades: every counter stays 0. The zombies
+//! it removes, the modified timers it re-sifts and the `adjust` passes it makes
+//! are real work, but [`Counters`] has no field for them; only the timings
+//! show them.
 //!
 //! # Parameters
 //!
@@ -91,15 +171,16 @@
 use crate::arena::{Arena, Handle};
 use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
-/// Children per heap node: Go's 4. Four 16-byte entries fill 64 bytes, one cache
-/// line's worth, so the siblings a sift-down compares arrive in one or two line
-/// fills.
+/// Children per heap node: Go's `timerHeapN`, 4. Four 16-byte entries fill
+/// 64 bytes, one cache line's worth, so the siblings a sift-down compares arrive
+/// in one or two line fills.
 pub const ARITY: usize = 4;
 
-/// The heap is compacted when more than `1 / COMPACT_DIVISOR` of its entries are
-/// dead: Go's `> len/4`. Smaller divisors compact more often and waste less
-/// memory; 4 keeps the heap within 4/3 of the live timers while each compaction
-/// is paid for by at least a quarter of the heap's worth of cancels.
+/// Zombies are swept out of the heap when they are more than
+/// `1 / COMPACT_DIVISOR` of its entries: Go's `zombies > len/4`. Smaller divisors
+/// sweep more often and waste less; 4 keeps the heap within 4/3 of the live
+/// timers after every advance while each sweep is paid for by at least a quarter
+/// of the heap's worth of cancels.
 pub const COMPACT_DIVISOR: usize = 4;
 
 /// The parent of heap position `i > 0`.
@@ -114,32 +195,48 @@ fn first_child(i: usize) -> usize {
     ARITY * i + 1
 }
 
-/// Go's quarter rule: whether `dead` entries in a heap of `len` call for a
-/// compaction.
+/// Go's quarter rule: whether `zombies` in a heap of `len` entries call for a
+/// sweep (`check`'s `force`).
 #[inline]
-fn should_compact(dead: usize, len: usize) -> bool {
-    dead > len / COMPACT_DIVISOR
+fn should_compact(zombies: usize, len: usize) -> bool {
+    zombies > len / COMPACT_DIVISOR
 }
 
-/// One heap position: the deadline, kept in the heap for locality as Go's
-/// `timerWhen` does, and the timer's handle, which tells a live entry from a
-/// dead one.
+/// One heap position, Go's `timerWhen`: the deadline the entry is ordered by,
+/// kept in the heap for locality, and the handle of the timer it stands for. The
+/// entry is a zombie when the arena no longer holds the handle. For a live timer
+/// marked modified, `when` is stale: the timer's own `when` is the truth.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    deadline: Tick,
+    when: Tick,
     handle: Handle,
 }
 
-/// Go's 4-ary timer heap with lazy cancellation. See the module documentation.
+/// A pending timer, Go's `timer` cut down to what the contract needs.
+#[derive(Debug)]
+struct Timer<P> {
+    payload: P,
+    /// The deadline the timer fires at (Go's `t.when`).
+    when: Tick,
+    /// Go's `timerModified`: `when` changed after the timer's heap entry was
+    /// placed, and the entry's `when` still has the old value.
+    modified: bool,
+}
+
+/// Go's 4-ary timer heap with lazy stop and lazy reset. See the module
+/// documentation.
 #[derive(Debug)]
 pub struct QuadHeap<P> {
-    /// The 4-ary min-heap of live and dead entries.
+    /// The 4-ary min-heap, ordered by `Entry::when`, of live entries and zombies.
     heap: Vec<Entry>,
-    /// The payloads of the pending timers; an entry whose handle it no longer
-    /// holds is dead.
-    payloads: Arena<P>,
-    /// The number of dead entries in `heap`.
-    dead: usize,
+    /// The pending timers; an entry whose handle it no longer holds is a zombie.
+    timers: Arena<Timer<P>>,
+    /// The number of zombies in `heap` (Go's `ts.zombies`).
+    zombies: usize,
+    /// A lower bound on the `when` of every pending timer marked modified, or
+    /// `None` when no pending timer is (Go's `minWhenModified`, whose 0 is our
+    /// `None`: a deadline here may be 0).
+    min_when_modified: Option<Tick>,
     now: Tick,
 }
 
@@ -154,25 +251,37 @@ impl<P> QuadHeap<P> {
     pub fn new() -> Self {
         Self {
             heap: Vec::new(),
-            payloads: Arena::new(),
-            dead: 0,
+            timers: Arena::new(),
+            zombies: 0,
+            min_when_modified: None,
             now: 0,
         }
     }
 
-    /// Whether `entry` belongs to a pending timer.
+    /// Whether `entry` stands for a pending timer (not a zombie).
     #[inline]
     fn is_live(&self, entry: Entry) -> bool {
-        self.payloads.contains(entry.handle)
+        self.timers.contains(entry.handle)
+    }
+
+    /// Go's `wakeTime`: the earlier of the top entry's `when` and
+    /// `min_when_modified`, a lower bound on every pending deadline; `None` when
+    /// the heap is empty.
+    fn wake_time(&self) -> Option<Tick> {
+        let top = self.heap.first()?.when;
+        Some(match self.min_when_modified {
+            Some(modified) => top.min(modified),
+            None => top,
+        })
     }
 
     /// Moves the entry at position `i` up until its parent is not later (Go's
-    /// `siftupTimer`).
+    /// `siftUp`).
     fn sift_up(&mut self, mut i: usize) {
         let entry = self.heap[i];
         while i > 0 {
             let p = parent(i);
-            if self.heap[p].deadline <= entry.deadline {
+            if self.heap[p].when <= entry.when {
                 break;
             }
             self.heap[i] = self.heap[p];
@@ -182,8 +291,8 @@ impl<P> QuadHeap<P> {
     }
 
     /// Moves the entry at position `i` down until no child is earlier (Go's
-    /// `siftdownTimer`): at each level, the earliest of up to four children
-    /// takes its place.
+    /// `siftDown`): at each level, the earliest of up to four children takes its
+    /// place.
     fn sift_down(&mut self, mut i: usize) {
         let entry = self.heap[i];
         let len = self.heap.len();
@@ -194,11 +303,11 @@ impl<P> QuadHeap<P> {
             }
             let mut best = first;
             for child in first + 1..(first + ARITY).min(len) {
-                if self.heap[child].deadline < self.heap[best].deadline {
+                if self.heap[child].when < self.heap[best].when {
                     best = child;
                 }
             }
-            if self.heap[best].deadline >= entry.deadline {
+            if self.heap[best].when >= entry.when {
                 break;
             }
             self.heap[i] = self.heap[best];
@@ -207,46 +316,96 @@ impl<P> QuadHeap<P> {
         self.heap[i] = entry;
     }
 
-    /// Removes and returns the top entry, live or dead.
-    fn pop_top(&mut self) -> Entry {
-        let top = self.heap.swap_remove(0);
-        if !self.heap.is_empty() {
+    /// Removes the top entry, live or zombie (Go's `deleteMin`). An empty heap
+    /// holds no modified timer, so `min_when_modified` is cleared with it.
+    fn delete_min(&mut self) {
+        self.heap.swap_remove(0);
+        if self.heap.is_empty() {
+            self.min_when_modified = None;
+        } else {
             self.sift_down(0);
         }
-        top
     }
 
-    /// Pops dead entries off the top until the top is live or the heap is empty.
-    fn discard_dead_top(&mut self) {
-        while let Some(&top) = self.heap.first() {
-            if self.is_live(top) {
-                break;
+    /// Go's `updateHeap` for the top entry: a zombie is removed, a modified
+    /// timer's entry takes its new `when` and sifts down. Returns whether the top
+    /// changed; `false` means the top is live and its `when` is exact.
+    fn update_top(&mut self) -> bool {
+        let Some(&top) = self.heap.first() else {
+            return false;
+        };
+        match self.timers.get_mut(top.handle) {
+            None => {
+                self.zombies -= 1;
+                self.delete_min();
+                true
             }
-            self.pop_top();
-            self.dead -= 1;
+            Some(timer) if timer.modified => {
+                timer.modified = false;
+                self.heap[0].when = timer.when;
+                self.sift_down(0);
+                true
+            }
+            Some(_) => false,
         }
     }
 
-    /// Applies the quarter rule: drops every dead entry and rebuilds the heap
-    /// bottom-up when more than a quarter of it is dead.
-    fn maybe_compact(&mut self) {
-        if !should_compact(self.dead, self.heap.len()) {
+    /// Go's `cleanHead`, run before an insert: drops zombies from the tail (free:
+    /// no sift) and fixes the top until it is live and exact.
+    fn clean_head(&mut self) {
+        while let Some(&last) = self.heap.last() {
+            if !self.is_live(last) {
+                self.heap.pop();
+                self.zombies -= 1;
+                if self.heap.is_empty() {
+                    self.min_when_modified = None;
+                }
+                continue;
+            }
+            if !self.update_top() {
+                return;
+            }
+        }
+    }
+
+    /// Go's `adjust`. Unless `force`, it does nothing until `now` reaches
+    /// `min_when_modified` (no modified timer can be due before it). Otherwise it
+    /// scans the whole heap once: zombies are removed (swapped with the last
+    /// entry), every modified timer's entry takes its new `when`, and if anything
+    /// changed the heap is rebuilt bottom-up in O(m) (Go's `initHeap`).
+    fn adjust(&mut self, now: Tick, force: bool) {
+        if !force && self.min_when_modified.is_none_or(|first| first > now) {
             return;
         }
-        let payloads = &self.payloads;
-        // `retain` keeps the vector's capacity: no allocation.
-        self.heap.retain(|entry| payloads.contains(entry.handle));
-        debug_assert_eq!(
-            self.heap.len(),
-            self.payloads.len(),
-            "after compaction only live entries remain ({} dead were counted)",
-            self.dead
-        );
-        self.dead = 0;
-        self.heapify();
+        self.min_when_modified = None;
+        let mut changed = false;
+        let mut i = 0;
+        while i < self.heap.len() {
+            let entry = self.heap[i];
+            match self.timers.get_mut(entry.handle) {
+                None => {
+                    // The last entry moves here and is looked at next.
+                    self.heap.swap_remove(i);
+                    self.zombies -= 1;
+                    changed = true;
+                }
+                Some(timer) => {
+                    if timer.modified {
+                        timer.modified = false;
+                        self.heap[i].when = timer.when;
+                        changed = true;
+                    }
+                    i += 1;
+                }
+            }
+        }
+        debug_assert_eq!(self.zombies, 0, "a sweep leaves no zombie");
+        if changed {
+            self.heapify();
+        }
     }
 
-    /// Restores heap order over the whole vector in O(n): sift down every
+    /// Restores heap order over the whole vector in O(m): sift down every
     /// position that has a child, deepest first (Go's `initHeap`).
     fn heapify(&mut self) {
         let len = self.heap.len();
@@ -262,8 +421,8 @@ impl<P> QuadHeap<P> {
 impl<P> Algorithm for QuadHeap<P> {
     const NAME: &'static str = "4-ary-heap";
     const FAMILY: Family = Family::Modern;
-    const SUMMARY: &'static str = "Go runtime's timer heap: 4-ary, cancel marks dead, \
-         compaction past a quarter dead";
+    const SUMMARY: &'static str = "Go runtime's timer heap: 4-ary, lazy stop (zombies) and lazy \
+         reset (re-sifted at the top or in adjust), zombies swept past a quarter";
 
     fn with_defaults() -> Self {
         Self::new()
@@ -275,56 +434,107 @@ impl<P> Algorithm for QuadHeap<P> {
 }
 
 impl<P> TimerQueue<P> for QuadHeap<P> {
+    /// Go's `maybeAdd` for a new timer: clean the head, then append and sift up.
+    /// When the append would have to grow the heap's allocation while more than
+    /// a quarter of it is zombies, the zombies are swept instead (see the module
+    /// documentation, "Where this differs from Go").
     fn insert(&mut self, deadline: Tick, payload: P) -> Handle {
         check_deadline(deadline);
-        let handle = self.payloads.insert(payload);
-        self.heap.push(Entry { deadline, handle });
+        self.clean_head();
+        if self.heap.len() == self.heap.capacity() && should_compact(self.zombies, self.heap.len())
+        {
+            self.adjust(self.now, true);
+        }
+        let handle = self.timers.insert(Timer {
+            payload,
+            when: deadline,
+            modified: false,
+        });
+        self.heap.push(Entry {
+            when: deadline,
+            handle,
+        });
         self.sift_up(self.heap.len() - 1);
         handle
     }
 
+    /// Go's `stop`: the timer's entry stays in the heap as a zombie; nothing
+    /// moves. The payload leaves with the arena slot, which makes the handle
+    /// stale and the entry a zombie in one step.
     fn cancel(&mut self, handle: Handle) -> Option<P> {
-        let payload = self.payloads.remove(handle)?;
-        // The entry stays where it is, now dead.
-        self.dead += 1;
-        self.discard_dead_top();
-        self.maybe_compact();
-        Some(payload)
+        let timer = self.timers.remove(handle)?;
+        self.zombies += 1;
+        Some(timer.payload)
     }
 
+    /// Go's `modify` of a timer in the heap: set the new `when`, mark the timer
+    /// modified, lower `min_when_modified` if the new deadline is earlier, and
+    /// leave the heap alone. The handle stays valid.
+    fn reschedule(&mut self, handle: Handle, deadline: Tick) -> Option<Handle> {
+        check_deadline(deadline);
+        let timer = self.timers.get_mut(handle)?;
+        timer.when = deadline;
+        timer.modified = true;
+        if self.min_when_modified.is_none_or(|min| deadline < min) {
+            self.min_when_modified = Some(deadline);
+        }
+        Some(handle)
+    }
+
+    /// Go's `check` with `run`: see the module documentation.
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
         check_deadline(now);
         if now < self.now {
             return;
         }
         self.now = now;
+        let Some(next) = self.wake_time() else {
+            return;
+        };
+        if now < next && !should_compact(self.zombies, self.heap.len()) {
+            // Nothing can be due and the zombies are within the quarter rule.
+            return;
+        }
+        self.adjust(now, false);
         while let Some(&top) = self.heap.first() {
-            if top.deadline > now {
+            if self.update_top() {
+                continue;
+            }
+            if top.when > now {
                 break;
             }
-            self.pop_top();
-            match self.payloads.remove(top.handle) {
-                Some(payload) => out.push(Expired {
-                    payload,
-                    deadline: top.deadline,
-                }),
-                None => self.dead -= 1,
-            }
+            self.delete_min();
+            let timer = self
+                .timers
+                .remove(top.handle)
+                .expect("update_top leaves a live timer at the top");
+            out.push(Expired {
+                payload: timer.payload,
+                deadline: timer.when,
+            });
         }
-        self.discard_dead_top();
-        // Firing shrank the heap, which may have tipped the quarter rule.
-        self.maybe_compact();
+        // Go applies the quarter rule after running the due timers, which may
+        // have shrunk the heap.
+        if should_compact(self.zombies, self.heap.len()) {
+            self.adjust(now, true);
+        }
     }
 
     fn reserve(&mut self, additional: usize) {
-        self.payloads.reserve(additional);
-        // Dead entries are purged once they exceed a quarter of the heap, so the
-        // heap holds at most a third more entries than there are live timers.
+        self.timers.reserve(additional);
+        // An advance leaves zombies at most a quarter of the heap, so the heap
+        // holds at most a third more entries than there are live timers.
         self.heap.reserve(additional + additional / 3 + 1);
     }
 
+    /// Go's `wakeTime`: a lower bound, which may be the deadline of a zombie at
+    /// the top or an old deadline of a modified timer; `None` when no timer is
+    /// pending, zombies or not.
     fn next_expiry(&self) -> Option<Tick> {
-        self.heap.first().map(|entry| entry.deadline)
+        if self.timers.is_empty() {
+            return None;
+        }
+        self.wake_time()
     }
 
     fn now(&self) -> Tick {
@@ -332,7 +542,7 @@ impl<P> TimerQueue<P> for QuadHeap<P> {
     }
 
     fn len(&self) -> usize {
-        self.payloads.len()
+        self.timers.len()
     }
 
     fn counters(&self) -> Counters {
@@ -344,26 +554,48 @@ impl<P> TimerQueue<P> for QuadHeap<P> {
 mod tests {
     use super::*;
 
-    /// Checks heap order, the dead count, the live top and the quarter rule.
+    /// Checks what holds after every operation: heap order, the zombie count,
+    /// one entry per pending timer, and `min_when_modified` as a lower bound.
     fn assert_invariants<P>(queue: &QuadHeap<P>) {
         for i in 1..queue.heap.len() {
             assert!(
-                queue.heap[parent(i)].deadline <= queue.heap[i].deadline,
+                queue.heap[parent(i)].when <= queue.heap[i].when,
                 "heap order broken at {i}: parent {:?} child {:?}",
                 queue.heap[parent(i)],
                 queue.heap[i]
             );
         }
-        let dead = queue.heap.iter().filter(|e| !queue.is_live(**e)).count();
-        assert_eq!(dead, queue.dead, "dead count");
-        assert_eq!(queue.heap.len() - dead, queue.payloads.len(), "live count");
-        if let Some(&top) = queue.heap.first() {
-            assert!(queue.is_live(top), "top {top:?} is dead");
+        let zombies = queue.heap.iter().filter(|e| !queue.is_live(**e)).count();
+        assert_eq!(zombies, queue.zombies, "zombie count");
+        assert_eq!(
+            queue.heap.len() - zombies,
+            queue.timers.len(),
+            "one entry per pending timer"
+        );
+        for entry in &queue.heap {
+            if let Some(timer) = queue.timers.get(entry.handle) {
+                if timer.modified {
+                    let min = queue.min_when_modified.expect("a timer is modified");
+                    assert!(min <= timer.when, "{min} is above modified {}", timer.when);
+                } else {
+                    assert_eq!(entry.when, timer.when, "an unmodified entry is exact");
+                }
+            }
         }
+    }
+
+    /// What holds after an advance to `now`: the top entry is later than
+    /// `now`, no modified timer can be due, and the quarter rule holds.
+    fn assert_after_advance<P>(queue: &QuadHeap<P>, now: Tick) {
+        assert_invariants(queue);
+        if let Some(&top) = queue.heap.first() {
+            assert!(top.when > now, "the top {} is due at {now}", top.when);
+        }
+        assert!(queue.min_when_modified.is_none_or(|min| min > now));
         assert!(
-            !should_compact(queue.dead, queue.heap.len()),
-            "{} dead in {} entries breaks the quarter rule",
-            queue.dead,
+            !should_compact(queue.zombies, queue.heap.len()),
+            "{} zombies in {} entries break the quarter rule",
+            queue.zombies,
             queue.heap.len()
         );
     }
@@ -373,6 +605,24 @@ mod tests {
         let mut queue = QuadHeap::new();
         let handles = (1..=n).map(|d| queue.insert(d, d)).collect();
         (queue, handles)
+    }
+
+    /// The heap's entries as (when, payload or None for a zombie), in position
+    /// order: to show that an operation moved nothing.
+    fn layout(queue: &QuadHeap<u64>) -> Vec<(Tick, Option<u64>)> {
+        queue
+            .heap
+            .iter()
+            .map(|e| (e.when, queue.timers.get(e.handle).map(|t| t.payload)))
+            .collect()
+    }
+
+    /// (deadline, payload) of every timer an advance to `now` fires.
+    fn fire(queue: &mut QuadHeap<u64>, now: Tick) -> Vec<(Tick, u64)> {
+        let mut out = Vec::new();
+        queue.advance(now, &mut out);
+        assert_after_advance(queue, now);
+        out.iter().map(|e| (e.deadline, e.payload)).collect()
     }
 
     #[test]
@@ -396,122 +646,304 @@ mod tests {
     }
 
     #[test]
-    fn cancel_marks_dead_without_moving_anything() {
+    fn cancel_marks_a_zombie_without_moving_anything() {
         let (mut queue, handles) = filled(50);
-        let before: Vec<Tick> = queue.heap.iter().map(|e| e.deadline).collect();
+        let before: Vec<Tick> = queue.heap.iter().map(|e| e.when).collect();
         assert_eq!(queue.cancel(handles[30]), Some(31));
-        let after: Vec<Tick> = queue.heap.iter().map(|e| e.deadline).collect();
+        // The top too: Go's stop does not clean the head.
+        assert_eq!(queue.cancel(handles[0]), Some(1));
+        let after: Vec<Tick> = queue.heap.iter().map(|e| e.when).collect();
         assert_eq!(before, after, "the heap is untouched");
-        assert_eq!(queue.dead, 1);
-        assert_eq!(queue.len(), 49);
+        assert_eq!((queue.zombies, queue.len()), (2, 48));
+        assert_eq!(
+            queue.next_expiry(),
+            Some(1),
+            "a lower bound: the zombie at the top still counts"
+        );
         assert_invariants(&queue);
+        assert_eq!(fire(&mut queue, 1), [], "the advance drops the zombie");
+        assert_eq!(queue.next_expiry(), Some(2));
     }
 
     #[test]
-    fn dead_entry_is_skipped_when_it_reaches_the_top() {
+    fn zombie_is_dropped_when_it_reaches_the_top() {
         let (mut queue, handles) = filled(10);
         queue.cancel(handles[1]);
         queue.cancel(handles[2]);
-        assert_eq!(queue.heap.len(), 10, "two dead entries, no compaction yet");
-        let mut out = Vec::new();
-        queue.advance(1, &mut out);
+        assert_eq!(fire(&mut queue, 1), [(1, 1)]);
         assert_eq!(
-            out,
-            [Expired {
-                payload: 1,
-                deadline: 1
-            }]
+            queue.next_expiry(),
+            Some(4),
+            "the zombies 2 and 3 were popped"
         );
-        assert_eq!(queue.next_expiry(), Some(4), "the dead 2 and 3 were popped");
-        assert_eq!(queue.heap.len(), 7);
-        assert_eq!(queue.dead, 0);
-        out.clear();
-        queue.advance(10, &mut out);
-        let fired: Vec<u64> = out.iter().map(|e| e.payload).collect();
+        assert_eq!((queue.heap.len(), queue.zombies), (7, 0));
+        let fired: Vec<u64> = fire(&mut queue, 10).iter().map(|f| f.1).collect();
         assert_eq!(fired, [4, 5, 6, 7, 8, 9, 10]);
-        assert_invariants(&queue);
     }
 
     #[test]
-    fn cancelling_the_top_keeps_next_expiry_exact() {
+    fn insert_cleans_the_head_and_the_tail_first() {
         let (mut queue, handles) = filled(20);
-        queue.cancel(handles[1]);
         queue.cancel(handles[0]);
+        queue.cancel(handles[1]);
+        queue.cancel(handles[19]);
+        assert_eq!((queue.heap.len(), queue.zombies), (20, 3));
+        queue.insert(1_000, 1_000);
+        // The tail zombie (20) went for free, the two at the top with a sift
+        // each; then the new entry was appended.
+        assert_eq!((queue.heap.len(), queue.zombies), (18, 0));
         assert_eq!(queue.next_expiry(), Some(3));
-        assert_eq!(queue.dead, 0, "both were popped off the top");
         assert_invariants(&queue);
     }
 
     #[test]
-    fn cancels_trigger_compaction_at_the_twenty_sixth_of_a_hundred() {
+    fn cancel_does_not_compact_the_next_advance_does() {
         let (mut queue, handles) = filled(100);
-        // Cancel from the latest deadline down, so nothing dead reaches the top.
-        for (k, handle) in handles.iter().rev().take(25).enumerate() {
+        // From the latest deadline down: zombies in the middle and at the tail.
+        for (k, handle) in handles.iter().rev().take(26).enumerate() {
             assert_eq!(queue.cancel(*handle), Some(100 - k as u64));
         }
         assert_eq!(
-            (queue.dead, queue.heap.len()),
-            (25, 100),
-            "25 > 25 is false"
+            (queue.zombies, queue.heap.len()),
+            (26, 100),
+            "26 > 100/4, but a cancel never sweeps"
         );
         assert_invariants(&queue);
-        assert_eq!(queue.cancel(handles[74]), Some(75));
-        assert_eq!(
-            (queue.dead, queue.heap.len()),
-            (0, 74),
-            "26 > 25: compacted to the live entries"
-        );
-        assert_invariants(&queue);
+        // Nothing is due at 0, but the quarter rule forces the sweep (Go's
+        // `check` with `force`).
+        assert_eq!(fire(&mut queue, 0), []);
+        assert_eq!((queue.zombies, queue.heap.len()), (0, 74));
     }
 
     #[test]
-    fn firing_can_trigger_compaction() {
+    fn an_advance_within_the_quarter_rule_leaves_zombies_in_place() {
+        let (mut queue, handles) = filled(100);
+        for handle in handles.iter().rev().take(25) {
+            queue.cancel(*handle);
+        }
+        let before = layout(&queue);
+        assert_eq!(fire(&mut queue, 0), []);
+        assert_eq!(layout(&queue), before, "25 > 100/4 is false: no sweep");
+        assert_eq!(queue.zombies, 25);
+    }
+
+    #[test]
+    fn firing_can_trigger_the_sweep() {
         let (mut queue, handles) = filled(100);
         for handle in &handles[80..] {
             queue.cancel(*handle);
         }
-        let mut out = Vec::new();
-        queue.advance(20, &mut out);
-        assert_eq!(out.len(), 20);
+        assert_eq!(fire(&mut queue, 20).len(), 20);
         assert_eq!(
-            (queue.dead, queue.heap.len()),
+            (queue.zombies, queue.heap.len()),
             (20, 80),
             "20 > 80/4 is false"
         );
-        queue.advance(21, &mut out);
+        assert_eq!(fire(&mut queue, 21), [(21, 21)]);
         assert_eq!(
-            (queue.dead, queue.heap.len()),
+            (queue.zombies, queue.heap.len()),
             (0, 59),
-            "20 > 79/4 = 19: compacted"
+            "20 > 79/4 = 19: swept after the firing"
         );
-        assert_invariants(&queue);
     }
 
     #[test]
-    fn handles_survive_compaction_and_stale_ones_stay_stale() {
+    fn zombies_stay_below_the_threshold_under_cancel_only_traffic() {
+        // Every timer is cancelled before it fires; time moves a tick a round.
+        let mut queue = QuadHeap::new();
+        let mut pending: Vec<(Handle, u64)> = Vec::new();
+        let mut peak_heap = 0;
+        let mut next_payload = 0;
+        for round in 0..2_000u64 {
+            for k in 0..5 {
+                pending.push((
+                    queue.insert(round + 1_000_000 + k * 37, next_payload),
+                    next_payload,
+                ));
+                next_payload += 1;
+            }
+            // Keep 200 pending, cancelling from a spread of positions.
+            while pending.len() > 200 {
+                let (handle, payload) = pending.swap_remove((round as usize * 13) % 150);
+                assert_eq!(queue.cancel(handle), Some(payload));
+            }
+            assert_eq!(fire(&mut queue, round), [], "nothing ever comes due");
+            peak_heap = peak_heap.max(queue.heap.len());
+        }
+        assert!(peak_heap <= 200 * 4 / 3, "the heap peaked at {peak_heap}");
+    }
+
+    #[test]
+    fn heap_allocation_stays_bounded_without_any_advance() {
+        // 1,000 timers, then 100,000 more among them in batches of 8, each batch
+        // cancelled once it is in, and never an advance: Go's add path cleans
+        // only the tail and the top, so zombies pile up in the middle until the
+        // heap is full.
+        let mut queue = QuadHeap::new();
+        for k in 0..1_000u64 {
+            queue.insert(1_000_000 + 1_000 * k, k);
+        }
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut swept = 0;
+        let mut most_zombies = 0;
+        for batch in 0..12_500u64 {
+            let mut handles = Vec::with_capacity(8);
+            for _ in 0..8 {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let (len, zombies) = (queue.heap.len(), queue.zombies);
+                handles.push(queue.insert(1_000_000 + (state >> 33) % 1_000_000, batch));
+                if should_compact(zombies, len) && queue.zombies == 0 {
+                    assert_eq!(len, queue.heap.capacity(), "only a full heap is swept");
+                    swept += 1;
+                }
+            }
+            for handle in handles {
+                assert_eq!(queue.cancel(handle), Some(batch));
+            }
+            most_zombies = most_zombies.max(queue.zombies);
+            assert!(
+                queue.heap.capacity() < 3 * 1_008,
+                "capacity {} after batch {batch}",
+                queue.heap.capacity()
+            );
+        }
+        assert!(swept > 0, "inserts swept instead of growing the heap");
+        assert!(
+            most_zombies > 1_000 / 4,
+            "between advances zombies may pass a quarter ({most_zombies})"
+        );
+        assert_invariants(&queue);
+        assert_eq!(queue.len(), 1_000);
+    }
+
+    #[test]
+    fn a_later_reschedule_keeps_the_handle_and_resifts_only_at_the_top() {
+        let (mut queue, handles) = filled(10);
+        let before = layout(&queue);
+        assert_eq!(queue.reschedule(handles[0], 50), Some(handles[0]));
+        assert_eq!(queue.reschedule(handles[5], 60), Some(handles[5]));
+        assert_eq!(layout(&queue), before, "a reschedule moves nothing");
+        assert_eq!(queue.min_when_modified, Some(50));
+        assert_eq!(
+            queue.next_expiry(),
+            Some(1),
+            "a lower bound: the old deadline"
+        );
+        assert_invariants(&queue);
+
+        // At 1 the top is the modified timer: it takes 50 and sifts down, and
+        // nothing fires. The one at 6 is not at the top and keeps its old entry.
+        assert_eq!(fire(&mut queue, 1), []);
+        assert_eq!(queue.next_expiry(), Some(2));
+        let six = queue.heap.iter().find(|e| e.handle == handles[5]).unwrap();
+        assert_eq!(six.when, 6, "not at the top yet: not re-sifted");
+        assert_eq!(
+            queue.min_when_modified,
+            Some(50),
+            "a re-sift at the top leaves the bound behind, as in Go"
+        );
+
+        assert_eq!(
+            fire(&mut queue, 49),
+            [
+                (2, 2),
+                (3, 3),
+                (4, 4),
+                (5, 5),
+                (7, 7),
+                (8, 8),
+                (9, 9),
+                (10, 10)
+            ]
+        );
+        assert_eq!(queue.len(), 2);
+        // At 50 `adjust` runs (the stale bound has been reached): 60's entry is
+        // fixed there, and 50 fires with its new deadline.
+        assert_eq!(fire(&mut queue, 50), [(50, 1)]);
+        assert_eq!(queue.min_when_modified, None);
+        assert_eq!(
+            queue.cancel(handles[5]),
+            Some(6),
+            "the same handle, still good"
+        );
+    }
+
+    #[test]
+    fn an_earlier_reschedule_is_fixed_by_adjust_when_it_comes_due() {
+        let mut queue = QuadHeap::new();
+        let handles: Vec<Handle> = (1..=40u64).map(|k| queue.insert(100 * k, k)).collect();
+        assert_eq!(queue.reschedule(handles[30], 5), Some(handles[30]));
+        assert_eq!(queue.next_expiry(), Some(5), "min_when_modified bounds it");
+        let before = layout(&queue);
+        assert_eq!(fire(&mut queue, 4), []);
+        assert_eq!(
+            layout(&queue),
+            before,
+            "before 5 no modified timer can be due"
+        );
+        assert_eq!(fire(&mut queue, 5), [(5, 31)]);
+        assert_eq!(queue.next_expiry(), Some(100));
+        assert_eq!(queue.reschedule(handles[30], 7), None, "fired");
+    }
+
+    #[test]
+    fn a_reschedule_into_the_past_fires_at_the_next_advance() {
+        let (mut queue, handles) = filled(10);
+        assert_eq!(fire(&mut queue, 3).len(), 3);
+        queue.reschedule(handles[8], 2).unwrap();
+        assert_eq!(queue.next_expiry(), Some(2));
+        assert_eq!(fire(&mut queue, 3), [(2, 9)], "without moving the clock");
+    }
+
+    #[test]
+    fn a_stale_handle_neither_reschedules_nor_revives_its_zombie() {
+        let (mut queue, handles) = filled(10);
+        // 5 sits in the middle of the heap, neither at the top nor at the tail.
+        assert_eq!(queue.cancel(handles[4]), Some(5));
+        assert_eq!(queue.reschedule(handles[4], 3), None, "cancelled");
+        // The arena hands the next insert the freed slot; its zombie entry stays
+        // (an insert is a new timer, with its own entry, as in Go).
+        let fresh = queue.insert(7, 99);
+        assert_eq!(fresh.index(), handles[4].index(), "the slot was reused");
+        assert_eq!((queue.heap.len(), queue.zombies), (11, 1));
+        assert_eq!(queue.reschedule(handles[4], 3), None, "still stale");
+        assert_eq!(queue.cancel(handles[4]), None);
+        // Push the new timer back; the zombie of the slot's old timer reaches the
+        // top first and is dropped without touching the new timer's mark.
+        assert_eq!(queue.reschedule(fresh, 50), Some(fresh));
+        assert_eq!(fire(&mut queue, 5), [(1, 1), (2, 2), (3, 3), (4, 4)]);
+        assert_eq!(queue.zombies, 0);
+        assert!(queue.timers.get(fresh).unwrap().modified);
+        assert_eq!(
+            fire(&mut queue, 50),
+            [(6, 6), (7, 7), (8, 8), (9, 9), (10, 10), (50, 99)]
+        );
+    }
+
+    #[test]
+    fn handles_survive_sweeps_and_stale_ones_stay_stale() {
         let (mut queue, handles) = filled(100);
         for handle in handles[60..].iter().rev() {
             queue.cancel(*handle);
         }
-        // The 26th cancel compacted 100 entries to 74; the 14 after it are dead
-        // entries still in the heap.
-        assert_eq!((queue.dead, queue.heap.len()), (14, 74));
-        // Cancelled handles stay stale, whether their entry was compacted away or
-        // is still in the heap, also once their slots are reused by new timers.
+        assert_eq!(fire(&mut queue, 0), [], "the sweep");
+        assert_eq!((queue.zombies, queue.heap.len()), (0, 60));
         let fresh: Vec<Handle> = (0..40).map(|k| queue.insert(500 + k, 1000 + k)).collect();
         assert!(fresh.iter().all(|h| h.index() >= 60), "slots were reused");
         for handle in &handles[60..] {
             assert_eq!(queue.cancel(*handle), None);
+            assert_eq!(queue.reschedule(*handle, 1), None);
         }
         assert_eq!(queue.len(), 100, "the stale handles touched no timer");
-        // Live handles from before the compaction still reach their timers.
         assert_eq!(queue.cancel(handles[10]), Some(11));
-        assert_eq!(queue.cancel(fresh[3]), Some(1003));
-        assert_invariants(&queue);
-        let mut out = Vec::new();
-        queue.advance(1000, &mut out);
-        assert_eq!(out.len(), 98);
-        assert!(out.windows(2).all(|w| w[0].deadline <= w[1].deadline));
+        assert_eq!(queue.reschedule(fresh[3], 2_000), Some(fresh[3]));
+        assert_eq!(queue.cancel(fresh[4]), Some(1004));
+        let fired = fire(&mut queue, 2_000);
+        assert_eq!(fired.len(), 98);
+        assert!(fired.windows(2).all(|w| w[0].0 <= w[1].0));
+        assert_eq!(fired.last(), Some(&(2_000, 1003)));
         assert!(queue.heap.is_empty());
     }
 
@@ -522,24 +954,39 @@ mod tests {
         let mut out = Vec::new();
         // A small linear congruential generator: deterministic, no dependency.
         let mut state: u64 = 0x243F_6A88_85A3_08D3;
-        for step in 0..5_000u64 {
+        for step in 0..20_000u64 {
             state = state
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
             let r = state >> 33;
-            match r % 4 {
+            match r % 6 {
                 0 | 1 => handles.push(queue.insert(queue.now() + r % 300, step)),
                 2 if !handles.is_empty() => {
-                    let handle = handles.swap_remove((r as usize / 4) % handles.len());
+                    let handle = handles.swap_remove((r as usize / 6) % handles.len());
                     queue.cancel(handle);
+                }
+                3 if !handles.is_empty() => {
+                    let i = (r as usize / 6) % handles.len();
+                    // Earlier or later, sometimes into the past.
+                    let deadline = (queue.now() + (r >> 8) % 400).saturating_sub(50);
+                    match queue.reschedule(handles[i], deadline) {
+                        Some(handle) => assert_eq!(handle, handles[i]),
+                        None => {
+                            handles.swap_remove(i);
+                        }
+                    }
                 }
                 _ => {
                     out.clear();
                     let now = queue.now() + r % 20;
+                    let bound = queue.next_expiry();
                     queue.advance(now, &mut out);
                     assert!(out.iter().all(|e| e.deadline <= now));
                     assert!(out.windows(2).all(|w| w[0].deadline <= w[1].deadline));
-                    assert!(queue.next_expiry().is_none_or(|next| next > now));
+                    if let (Some(bound), Some(first)) = (bound, out.first()) {
+                        assert!(bound <= first.deadline, "next_expiry was no lower bound");
+                    }
+                    assert_after_advance(&queue, now);
                 }
             }
             assert_invariants(&queue);
