@@ -281,9 +281,9 @@ pub struct Settings {
     pub budget: Duration,
 }
 
-/// The default `--budget`: 60 seconds for one verification pass, twenty times
-/// the longest in the reference run (`sorted-list` on `periodic`, whose
-/// fourteen passes take 42 s in all).
+/// The default `--budget`: 60 seconds for one verification pass, about
+/// sixteen times the longest in the reference run (`sorted-list` on
+/// `periodic`, whose fourteen passes take 52 s in all).
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(60);
 
 /// What [`run_workload`] reports as it goes, for a progress display.
