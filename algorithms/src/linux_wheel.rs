@@ -693,6 +693,20 @@ mod tests {
         assert_eq!(linked, wheel.nodes.len(), "every entry is on one list");
     }
 
+    /// Advances to `now` and checks the fired timers against `due`, each
+    /// timer's due tick by payload (`Tick::MAX` once fired): none fires
+    /// before its due tick and none due by `now` stays.
+    fn fire_checking_due(wheel: &mut Wheel, now: Tick, due: &mut [Tick]) {
+        for (_, p) in fire(wheel, now) {
+            assert!(due[p as usize] <= now, "{p} fired early");
+            due[p as usize] = Tick::MAX;
+        }
+        assert!(
+            due.iter().all(|&d| d == Tick::MAX || d > now),
+            "a due timer stayed"
+        );
+    }
+
     fn fire(wheel: &mut Wheel, now: Tick) -> Vec<(Tick, u64)> {
         let mut out = Vec::new();
         wheel.advance(now, &mut out);
@@ -897,14 +911,7 @@ mod tests {
             wheel.insert(deadline, i);
             if i % 3 == 0 {
                 now += (i * 40_503) % 3_001;
-                for (_, p) in fire(&mut wheel, now) {
-                    assert!(due[p as usize] <= now, "{p} fired early");
-                    due[p as usize] = Tick::MAX;
-                }
-                assert!(
-                    due.iter().all(|&d| d == Tick::MAX || d > now),
-                    "a due timer stayed"
-                );
+                fire_checking_due(&mut wheel, now, &mut due);
             }
         }
         let rest = wheel.len();
@@ -1088,14 +1095,7 @@ mod tests {
             }
             if i % 5 == 0 {
                 now += next() % if next() % 10 == 0 { 30_000 } else { 50 };
-                for (_, p) in fire(&mut wheel, now) {
-                    assert!(due[p as usize] <= now, "{p} fired early");
-                    due[p as usize] = Tick::MAX;
-                }
-                assert!(
-                    due.iter().all(|&d| d == Tick::MAX || d > now),
-                    "a due timer stayed"
-                );
+                fire_checking_due(&mut wheel, now, &mut due);
             }
         }
         assert!(in_place > 100, "only {in_place} same-bucket reschedules");
