@@ -81,6 +81,17 @@ pub enum Distribution {
         /// The tail index; smaller is heavier.
         shape: f64,
     },
+    /// Log-uniform: `min * (max / min)^U` with `U` uniform on the unit
+    /// interval, so every order of magnitude between `min` and `max` is equally
+    /// likely: delays spread over many scales (the "heavy tail" of a system
+    /// whose timeouts range from milliseconds to days). `1 <= min < max <= 2^62`,
+    /// reals. The mean is `(max - min) / ln(max / min)`.
+    Loguniform {
+        /// The smallest duration.
+        min: f64,
+        /// The largest duration.
+        max: f64,
+    },
     /// A weighted mixture: each sample comes from one part, chosen with
     /// probability proportional to its weight. 1 to 64 parts; parts may be
     /// mixtures themselves.
@@ -235,6 +246,22 @@ impl Distribution {
                 }
                 Ok(())
             }
+            Distribution::Loguniform { min, max: top } => {
+                check_real(&format!("{field}.min"), *min, 1.0, max)?;
+                check_real(&format!("{field}.max"), *top, 1.0, max)?;
+                if top <= min {
+                    return Err(FieldError::new(
+                        format!("{field}.max"),
+                        format!(
+                            "is {}, not above `{field}.min` ({}); it must be greater (for a single \
+                             value use `constant`)",
+                            shown(*top),
+                            shown(*min)
+                        ),
+                    ));
+                }
+                Ok(())
+            }
             Distribution::Mixture { parts } => {
                 if parts.is_empty() || parts.len() > MAX_PARTS {
                     return Err(FieldError::new(
@@ -265,6 +292,7 @@ impl Distribution {
             Distribution::Exponential { mean } => *mean,
             Distribution::Lognormal { median, sigma } => median * exp(sigma * sigma / 2.0),
             Distribution::Pareto { min, shape } => shape * min / (shape - 1.0),
+            Distribution::Loguniform { min, max } => (max - min) / ln(max / min),
             Distribution::Mixture { parts } => {
                 let total: f64 = parts.iter().map(|p| p.weight).sum();
                 parts.iter().map(|p| p.weight * p.dist.mean()).sum::<f64>() / total
@@ -282,6 +310,9 @@ impl Distribution {
                 ticks(median * exp(sigma * standard_normal(rng)))
             }
             Distribution::Pareto { min, shape } => ticks(min * exp(-ln(open_unit(rng)) / shape)),
+            Distribution::Loguniform { min, max } => {
+                ticks(min * exp(rng.random::<f64>() * ln(max / min)))
+            }
             Distribution::Mixture { parts } => pick(parts, |p| p.weight, rng).dist.sample(rng),
         }
     }
@@ -297,6 +328,7 @@ impl Distribution {
     /// | exponential, mean `m` | gamma(2, `m`): the sum of two exponentials |
     /// | log-normal (`median`, `sigma`) | log-normal (`median * e^(sigma^2)`, `sigma`) |
     /// | Pareto (`min`, `shape`) | Pareto (`min`, `shape - 1`) |
+    /// | log-uniform `min..max` | uniform (real) on `min..max`: `x * f(x)` is constant there |
     /// | mixture | part `i` with probability ∝ `weight_i * mean_i`, then that part length-biased |
     pub(crate) fn sample_length_biased<R: Rng>(&self, rng: &mut R) -> Tick {
         match self {
@@ -316,6 +348,7 @@ impl Distribution {
             Distribution::Pareto { min, shape } => {
                 ticks(min * exp(-ln(open_unit(rng)) / (shape - 1.0)))
             }
+            Distribution::Loguniform { min, max } => ticks(min + rng.random::<f64>() * (max - min)),
             Distribution::Mixture { parts } => pick(parts, |p| p.weight * p.dist.mean(), rng)
                 .dist
                 .sample_length_biased(rng),
@@ -408,6 +441,10 @@ mod tests {
                 min: 100.0,
                 shape: 3.5,
             },
+            Distribution::Loguniform {
+                min: 10.0,
+                max: 100_000.0,
+            },
             Distribution::Mixture {
                 parts: vec![
                     Part {
@@ -474,6 +511,40 @@ mod tests {
         assert_eq!(shown(1e-9), "1e-9");
         assert_eq!(shown(0.0), "0");
         assert_eq!(shown(f64::NAN), "NaN");
+    }
+
+    #[test]
+    fn log_uniform_puts_each_decade_equally() {
+        let dist = Distribution::Loguniform { min: 1.0, max: 1e8 };
+        let mut rng = rng();
+        let mut decades = [0u32; 8];
+        let n = 80_000;
+        for _ in 0..n {
+            let x = dist.sample(&mut rng);
+            assert!((1..=100_000_000).contains(&x), "{x}");
+            // Decade k holds [10^k, 10^(k+1)); rounding puts the top edge in the last.
+            let k = ((x as f64).log10().floor() as usize).min(7);
+            decades[k] += 1;
+        }
+        for (k, &count) in decades.iter().enumerate() {
+            let share = f64::from(count) / f64::from(n);
+            // Decade 0 is [1, 10), where rounding to whole ticks moves about 5%.
+            let tolerance = if k == 0 { 0.03 } else { 0.01 };
+            assert!((share - 0.125).abs() < tolerance, "decade {k}: {share}");
+        }
+    }
+
+    #[test]
+    fn log_uniform_needs_max_above_min() {
+        let equal = Distribution::Loguniform {
+            min: 50.0,
+            max: 50.0,
+        };
+        let err = equal.validate("delay").unwrap_err();
+        assert_eq!(err.field, "delay.max");
+        assert!(err.problem.contains("use `constant`"), "{}", err.problem);
+        let zero = Distribution::Loguniform { min: 0.5, max: 9.0 };
+        assert_eq!(zero.validate("delay").unwrap_err().field, "delay.min");
     }
 
     #[test]

@@ -36,7 +36,7 @@ fn syntax_errors_show_the_line_and_the_valid_choices() {
             format!("{HEAD}delay = {{ kind = \"gaussian\", mean = 5 }}\n"),
             "line 5",
             "unknown variant `gaussian`, expected one of `constant`, `uniform`, `exponential`, \
-             `lognormal`, `pareto`, `mixture`",
+             `lognormal`, `pareto`, `loguniform`, `mixture`",
         ),
         (
             format!("{HEAD}delay = {{ kind = \"uniform\", min = 5 }}\n"),
