@@ -105,7 +105,8 @@
 use crate::arena::{Arena, Handle};
 use crate::list::{Linked, Links, List, NIL};
 use crate::overdue::Overdue;
-use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
+use crate::variant::{Configurable, power_of_two, unknown_param};
+use crate::{Algorithm, Counters, Expired, Family, Param, Tick, TimerQueue, check_deadline};
 
 /// The default number of slots, 2^16: about the pending population of the
 /// built-in workloads, as Varghese & Lauck advise for scheme 5 (see the module
@@ -303,8 +304,23 @@ impl<P> Algorithm for HashedWheel<P> {
         Self::with_slots(DEFAULT_SLOTS)
     }
 
+    const TUNABLES: &'static [Param] = &[Param {
+        name: "slots",
+        default: DEFAULT_SLOTS as u64,
+        meaning: "slots in the table, a power of two (V&L: about the pending population)",
+    }];
+
     fn params(&self) -> String {
         format!("slots={}", self.slots.len())
+    }
+}
+
+impl<P> Configurable for HashedWheel<P> {
+    fn with_param(param: &str, value: u64) -> Result<Self, String> {
+        match param {
+            "slots" => Ok(Self::with_slots(power_of_two(param, value, MAX_SLOTS)?)),
+            _ => Err(unknown_param::<Self>(param)),
+        }
     }
 }
 

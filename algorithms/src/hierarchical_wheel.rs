@@ -130,7 +130,8 @@ use crate::arena::{Arena, Handle};
 use crate::divisor::Divisor;
 use crate::list::{Linked, Links, List};
 use crate::overdue::Overdue;
-use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
+use crate::variant::{Configurable, in_range, unknown_param};
+use crate::{Algorithm, Counters, Expired, Family, Param, Tick, TimerQueue, check_deadline};
 
 /// Buckets per level by default: Kafka's `wheelSize` default of 20.
 pub const DEFAULT_WHEEL_SIZE: usize = 20;
@@ -445,8 +446,28 @@ impl<P> Algorithm for HierarchicalWheel<P> {
         Self::new()
     }
 
+    const TUNABLES: &'static [Param] = &[Param {
+        name: "wheel_size",
+        default: DEFAULT_WHEEL_SIZE as u64,
+        meaning: "buckets per level (Kafka's wheelSize); each level's tick is the span of the one below",
+    }];
+
     fn params(&self) -> String {
         format!("wheel_size={}", self.wheel_size)
+    }
+}
+
+impl<P> Configurable for HierarchicalWheel<P> {
+    fn with_param(param: &str, value: u64) -> Result<Self, String> {
+        match param {
+            "wheel_size" => Ok(Self::with_wheel_size(in_range(
+                param,
+                value,
+                MIN_WHEEL_SIZE,
+                MAX_WHEEL_SIZE,
+            )?)),
+            _ => Err(unknown_param::<Self>(param)),
+        }
     }
 }
 

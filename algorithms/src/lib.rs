@@ -113,6 +113,7 @@ pub mod std_binary_heap;
 pub mod sweep_wheel;
 pub mod systems;
 pub mod ticked_hierarchical_wheel;
+pub mod variant;
 pub mod zookeeper_expiry;
 
 pub use arena::Handle;
@@ -298,6 +299,18 @@ pub trait Algorithm: Sized {
     fn lateness_bound(_delay: Tick) -> Tick {
         0
     }
+    /// The parameters a user may tune, each with the default this algorithm
+    /// runs at (its reference's) and what it decides. Empty (the default) for
+    /// a design with nothing to tune. The values a run can use are the compiled
+    /// sweep points in [`registry::for_each_variant`].
+    const TUNABLES: &'static [Param] = &[];
+    /// For a type that runs a design with one parameter changed, which design,
+    /// parameter and value ([`Sweep`]); `None` (the default) for a design at
+    /// its defaults. A sweep point whose [`Algorithm::NAME`] is its design's
+    /// is a *variant*: its row is named `design@param=value` and reports keep
+    /// it to their parameter sweeps. One with a name of its own (`netty-wheel`
+    /// is `rounds-wheel` at `tick=100`) is a design in its own right as well.
+    const SWEEP: Option<Sweep> = None;
     /// Build the algorithm with its documented default parameters.
     fn with_defaults() -> Self;
     /// The parameters in force, as a short string for the results,
@@ -385,6 +398,29 @@ pub trait TimerQueue<P> {
 
     /// The work counters accumulated since the queue was built.
     fn counters(&self) -> Counters;
+}
+
+/// A parameter an algorithm declares tunable ([`Algorithm::TUNABLES`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Its name on the command line and in results, e.g. `"slots"`.
+    pub name: &'static str,
+    /// The value the algorithm runs at by default: its reference's.
+    pub default: u64,
+    /// What it decides, in a phrase, e.g. `"slots per wheel (a power of two)"`.
+    pub meaning: &'static str,
+}
+
+/// One point of a parameter sweep: design `design` with parameter `param` set
+/// to `value` and every other parameter at its default ([`Algorithm::SWEEP`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sweep {
+    /// The design's name, [`Algorithm::NAME`] of its default row.
+    pub design: &'static str,
+    /// The parameter changed, one of the design's [`Algorithm::TUNABLES`].
+    pub param: &'static str,
+    /// Its value.
+    pub value: u64,
 }
 
 /// Checks a deadline or a `now` against [`MAX_DEADLINE`]; every `insert` and

@@ -12,7 +12,8 @@
 //! harness walks both lists ([`for_each_row`]).
 
 use crate::driven::Driven;
-use crate::{Algorithm, Family, TimerQueue};
+use crate::variant::{At, is_variant, row_name};
+use crate::{Algorithm, Family, Param, Sweep, TimerQueue};
 
 /// The payload type used by everything that walks the registry.
 pub type Payload = u64;
@@ -84,8 +85,40 @@ pub fn for_each_native<V: RowVisitor>(visitor: &mut V) {
     visitor.visit::<crate::adapters::hash_wheel_timer::HashWheelTimerNative>();
 }
 
+/// Calls `visitor.visit::<Q>()` for every compiled point of a parameter
+/// sweep: a design with one parameter at a value other than its default
+/// (see [`crate::variant`]). The design's default row is in [`for_each`];
+/// these are the other values a run can use (`timerbench run --param`), and
+/// the conformance suite checks each of them like any algorithm.
+///
+/// To add a sweep point, add one line here: a parameter set at construction
+/// through [`At`] (its index in the design's [`Algorithm::TUNABLES`] and the
+/// value), a wheel tick as the design's own const generic.
+pub fn for_each_variant<V: AlgorithmVisitor>(visitor: &mut V) {
+    use crate::hashed_wheel::HashedWheel;
+    use crate::hierarchical_wheel::HierarchicalWheel;
+    use crate::rounds_wheel::RoundsWheel;
+    // Netty's wheel at ticks of 10 ms and 1 s, beside 1 (`rounds-wheel`) and
+    // Netty's own 100 (`netty-wheel`): what a coarser tick buys in cost and
+    // charges in lateness.
+    visitor.visit::<RoundsWheel<Payload, 10>>();
+    visitor.visit::<RoundsWheel<Payload, 1_000>>();
+    // The hashed wheel's table from Netty's 512 slots to 2^20, beside the
+    // default 2^16 (about the pending population, as Varghese & Lauck advise):
+    // shorter sorted slots against a larger table.
+    visitor.visit::<At<HashedWheel<Payload>, 0, 512>>();
+    visitor.visit::<At<HashedWheel<Payload>, 0, 4_096>>();
+    visitor.visit::<At<HashedWheel<Payload>, 0, { 1 << 20 }>>();
+    // Kafka's wheel at 8, 64 and 512 buckets a level, beside Kafka's 20: fewer
+    // levels (and cascades) against more buckets in the DelayQueue.
+    visitor.visit::<At<HierarchicalWheel<Payload>, 0, 8>>();
+    visitor.visit::<At<HierarchicalWheel<Payload>, 0, 64>>();
+    visitor.visit::<At<HierarchicalWheel<Payload>, 0, 512>>();
+}
+
 /// Calls `visitor.visit::<Q>()` for every contract algorithm ([`for_each`]),
-/// then for every native row ([`for_each_native`]).
+/// then for every native row ([`for_each_native`]), then for every sweep
+/// point ([`for_each_variant`]).
 pub fn for_each_row<V: RowVisitor>(visitor: &mut V) {
     struct Contract<'a, V>(&'a mut V);
     impl<V: RowVisitor> AlgorithmVisitor for Contract<'_, V> {
@@ -93,14 +126,16 @@ pub fn for_each_row<V: RowVisitor>(visitor: &mut V) {
             self.0.visit::<Q>();
         }
     }
-    for_each(&mut Contract(visitor));
+    for_each(&mut Contract(&mut *visitor));
     for_each_native(visitor);
+    for_each_variant(&mut Contract(visitor));
 }
 
 /// Name, summary and default parameters of a registered algorithm.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AlgorithmInfo {
-    /// [`Algorithm::NAME`].
+    /// The row's name: [`Algorithm::NAME`], or `design@param=value` for a
+    /// variant ([`row_name`]).
     pub name: &'static str,
     /// [`Algorithm::SUMMARY`].
     pub summary: &'static str,
@@ -117,6 +152,14 @@ pub struct AlgorithmInfo {
     /// The source file that implements it, relative to the workspace root
     /// (from its type's path: see [`source_file`]).
     pub source: String,
+    /// [`Algorithm::TUNABLES`].
+    pub tunables: &'static [Param],
+    /// [`Algorithm::SWEEP`]: the design, parameter and value this row is a
+    /// sweep point of.
+    pub sweep: Option<Sweep>,
+    /// Whether the row is a variant, a sweep point only (see
+    /// [`crate::variant::is_variant`]), which reports keep to their sweeps.
+    pub variant: bool,
 }
 
 /// The source file of a type of this crate, relative to the workspace root,
@@ -137,13 +180,13 @@ pub fn source_file(type_name: &str) -> String {
 }
 
 /// Every registered row, in [`for_each_row`]'s order: the contract algorithms,
-/// then the native rows.
+/// the native rows, then the sweep points.
 pub fn catalog() -> Vec<AlgorithmInfo> {
     struct Collect(Vec<AlgorithmInfo>);
     impl RowVisitor for Collect {
         fn visit<Q: Algorithm + Driven>(&mut self) {
             self.0.push(AlgorithmInfo {
-                name: Q::NAME,
+                name: row_name::<Q>(),
                 summary: Q::SUMMARY,
                 family: Q::FAMILY,
                 exact: Q::EXACT,
@@ -151,6 +194,9 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
                 params: Q::with_defaults().params(),
                 native_of: Q::NATIVE_OF,
                 source: source_file(std::any::type_name::<Q>()),
+                tunables: Q::TUNABLES,
+                sweep: Q::SWEEP,
+                variant: is_variant::<Q>(),
             });
         }
     }
@@ -192,14 +238,56 @@ mod tests {
     }
 
     #[test]
+    fn every_sweep_point_names_a_design_and_one_of_its_parameters() {
+        let catalog = catalog();
+        let points: Vec<&AlgorithmInfo> = catalog.iter().filter(|i| i.sweep.is_some()).collect();
+        assert!(
+            points.iter().any(|i| i.variant),
+            "the registry has variants"
+        );
+        for info in points {
+            let sweep = info.sweep.expect("filtered");
+            let design = catalog
+                .iter()
+                .find(|d| d.name == sweep.design && d.sweep.is_none())
+                .unwrap_or_else(|| panic!("{}: no design {}", info.name, sweep.design));
+            let param = design
+                .tunables
+                .iter()
+                .find(|p| p.name == sweep.param)
+                .unwrap_or_else(|| panic!("{}: {} has no {}", info.name, design.name, sweep.param));
+            assert_ne!(
+                param.default, sweep.value,
+                "{}: the default is the design's row",
+                info.name
+            );
+            assert_eq!(info.variant, info.name.contains('@'), "{}", info.name);
+            if info.variant {
+                assert_eq!(info.name, crate::variant::variant_name(&sweep));
+                assert_eq!(info.family, design.family, "{}", info.name);
+            }
+            assert!(
+                catalog
+                    .iter()
+                    .filter(|other| other.sweep == info.sweep)
+                    .count()
+                    == 1,
+                "{} is registered twice",
+                info.name
+            );
+        }
+    }
+
+    #[test]
     fn names_are_unique_and_command_line_friendly() {
         let catalog = catalog();
         assert!(!catalog.is_empty());
         for (i, info) in catalog.iter().enumerate() {
             assert!(
-                info.name
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                info.name.chars().all(|c| c.is_ascii_lowercase()
+                    || c.is_ascii_digit()
+                    || c == '-'
+                    || (info.variant && matches!(c, '@' | '=' | '_'))),
                 "name {:?} must be lowercase, digits and dashes",
                 info.name
             );

@@ -126,14 +126,19 @@
 //! `slots`: the number of slots, rounded up to a power of two, from 1 to
 //! [`MAX_SLOTS`]; default [`DEFAULT_SLOTS`]. `TICK`: contract ticks per wheel
 //! tick, a type parameter (the contract's `due_at` is a function of the type):
-//! 1 for `rounds-wheel`, [`NETTY_TICK`] for `netty-wheel`; another value needs a
-//! row name in the `Algorithm` impl. Shown as `slots=512` and
-//! `slots=512,tick=100`.
+//! 1 for `rounds-wheel`, [`NETTY_TICK`] for `netty-wheel`; any other value is
+//! a point of `rounds-wheel`'s tick sweep, named `rounds-wheel@tick=<value>`
+//! (see `variant` and `registry::for_each_variant`). Shown as
+//! `slots=512,tick=1` and `slots=512,tick=100`.
 
 use crate::arena::{Arena, Handle};
 use crate::list::{Linked, Links, List, NIL};
 use crate::overdue::Overdue;
-use crate::{Algorithm, Counters, Expired, Family, MAX_DEADLINE, Tick, TimerQueue, check_deadline};
+use crate::variant::{Configurable, power_of_two, unknown_param};
+use crate::{
+    Algorithm, Counters, Expired, Family, MAX_DEADLINE, Param, Sweep, Tick, TimerQueue,
+    check_deadline,
+};
 
 /// Netty's default `ticksPerWheel`.
 pub const DEFAULT_SLOTS: usize = 512;
@@ -143,6 +148,21 @@ pub const NETTY_TICK: Tick = 100;
 
 /// Netty's `HashedWheelTimer` at its defaults: 512 slots of 100 ms.
 pub type NettyWheel<P> = RoundsWheel<P, NETTY_TICK>;
+
+/// What `rounds-wheel` lets a user tune: Netty's `ticksPerWheel` and
+/// `tickDuration`.
+const TUNABLES: [Param; 2] = [
+    Param {
+        name: "slots",
+        default: DEFAULT_SLOTS as u64,
+        meaning: "slots per revolution, a power of two (Netty's ticksPerWheel)",
+    },
+    Param {
+        name: "tick",
+        default: 1,
+        meaning: "contract ticks per wheel tick (Netty's tickDuration); a timer fires up to tick - 1 late",
+    },
+];
 
 /// The largest slot count: Netty rejects `ticksPerWheel` above 2^30. It also
 /// keeps every slot index below the overdue marker (`u32::MAX`).
@@ -420,9 +440,8 @@ impl<P, const TICK: Tick> RoundsWheel<P, TICK> {
 
 impl<P, const TICK: Tick> Algorithm for RoundsWheel<P, TICK> {
     const NAME: &'static str = match TICK {
-        1 => "rounds-wheel",
         NETTY_TICK => "netty-wheel",
-        _ => panic!("this wheel tick has no row name: give it one here"),
+        _ => "rounds-wheel",
     };
     const FAMILY: Family = Family::Seed;
     const TICKED: bool = true;
@@ -436,9 +455,26 @@ impl<P, const TICK: Tick> Algorithm for RoundsWheel<P, TICK> {
              slots of 100 ticks (100 ms), rounds per timer, ticked. Inexact: fires at the first \
              100-tick boundary at or after the deadline, up to 99 ticks late"
         }
-        _ => "V&L 6 at a coarser wheel tick",
+        _ => {
+            "V&L 6, the scheme of Netty's `HashedWheelTimer`, at another wheel tick (a point of \
+             rounds-wheel's tick sweep); inexact beyond a 1-tick tick"
+        }
     };
     const EXACT: bool = TICK == 1;
+    // `netty-wheel` is Netty's configuration, not a design with parameters of
+    // its own: it is `rounds-wheel`'s point at `tick=100`.
+    const TUNABLES: &'static [Param] = match TICK {
+        NETTY_TICK => &[],
+        _ => &TUNABLES,
+    };
+    const SWEEP: Option<Sweep> = match TICK {
+        1 => None,
+        _ => Some(Sweep {
+            design: "rounds-wheel",
+            param: "tick",
+            value: TICK,
+        }),
+    };
 
     fn due_at(now: Tick, deadline: Tick) -> Tick {
         if deadline <= now {
@@ -457,10 +493,22 @@ impl<P, const TICK: Tick> Algorithm for RoundsWheel<P, TICK> {
     }
 
     fn params(&self) -> String {
-        if TICK == 1 {
-            format!("slots={}", self.slots())
-        } else {
-            format!("slots={},tick={TICK}", self.slots())
+        format!("slots={},tick={TICK}", self.slots())
+    }
+}
+
+impl<P, const TICK: Tick> Configurable for RoundsWheel<P, TICK> {
+    fn with_param(param: &str, value: u64) -> Result<Self, String> {
+        match param {
+            "slots" => Ok(Self::with_slots(power_of_two(param, value, MAX_SLOTS)?)),
+            // The tick decides when a timer is due, which the contract makes a
+            // function of the type (`due_at`): each tick is a type of its own.
+            "tick" if value == TICK => Ok(Self::default()),
+            "tick" => Err(format!(
+                "tick={value} is a type of its own (RoundsWheel<P, {value}>), not a \
+                 constructor argument"
+            )),
+            _ => Err(unknown_param::<Self>(param)),
         }
     }
 }
@@ -492,13 +540,11 @@ impl<P, const TICK: Tick> TimerQueue<P> for RoundsWheel<P, TICK> {
         check_deadline(deadline);
         let slot = self.entries.get(handle)?.slot;
         let index = handle.index();
-        if slot != OVERDUE
-            && deadline > self.now
-            && slot == slot_of(wheel_tick_of(deadline, TICK), self.mask)
-        {
+        // The wheel tick is computed once: at a coarser tick it is a division.
+        let due = wheel_tick_of(deadline, TICK);
+        if slot != OVERDUE && deadline > self.now && slot == slot_of(due, self.mask) {
             let entry = self.entries.at_mut(index);
             entry.deadline = deadline;
-            let due = wheel_tick_of(deadline, TICK);
             entry.remaining_rounds = rounds_for(due, self.cursor + 1, self.shift);
         } else {
             self.unlink(index);
@@ -657,8 +703,14 @@ mod tests {
         assert_eq!(round_up_slots(512), 512);
         assert_eq!(round_up_slots(513), 1024);
         assert_eq!(round_up_slots(MAX_SLOTS), MAX_SLOTS);
-        assert_eq!(RoundsWheel::<u64>::with_slots(500).params(), "slots=512");
-        assert_eq!(RoundsWheel::<u64>::with_defaults().params(), "slots=512");
+        assert_eq!(
+            RoundsWheel::<u64>::with_slots(500).params(),
+            "slots=512,tick=1"
+        );
+        assert_eq!(
+            RoundsWheel::<u64>::with_defaults().params(),
+            "slots=512,tick=1"
+        );
     }
 
     #[test]

@@ -103,6 +103,7 @@ use std::time::{Duration, Instant};
 
 use algorithms::driven::Driven;
 use algorithms::registry::{self, Payload, RowVisitor};
+use algorithms::variant::{is_variant, row_name};
 use algorithms::{Algorithm, Expired, Tick};
 use criterion::measurement::WallTime;
 use criterion::{
@@ -485,13 +486,18 @@ struct MicroBenches<'g, 'c> {
 
 impl RowVisitor for MicroBenches<'_, '_> {
     fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
+        // The micro-benchmarks are about designs at their defaults; a
+        // parameter sweep is `timerbench run --param`'s.
+        if is_variant::<Q>() {
+            return;
+        }
         let group = self.operation.name();
         let (run, skipped): (Vec<usize>, Vec<usize>) =
             PENDING.iter().partition(|&&n| n <= Q::PENDING_LIMIT);
         if self.announce_skips && !skipped.is_empty() {
             eprintln!(
                 "{}: skipped at N = {skipped:?} in every group, beyond its declared pending limit of {}",
-                Q::NAME,
+                row_name::<Q>(),
                 Q::PENDING_LIMIT
             );
         }
@@ -499,7 +505,7 @@ impl RowVisitor for MicroBenches<'_, '_> {
             let mut fixture: Option<Fixture<Q>> = None;
             let operation = self.operation;
             self.group
-                .bench_function(BenchmarkId::new(Q::NAME, n), |b| {
+                .bench_function(BenchmarkId::new(row_name::<Q>(), n), |b| {
                     let fixture = fixture.get_or_insert_with(|| Fixture::new(n));
                     b.iter_custom(|iters| fixture.run(operation, iters));
                 });
@@ -508,7 +514,7 @@ impl RowVisitor for MicroBenches<'_, '_> {
             {
                 eprintln!(
                     "{group}/{}/{n}: queue rebuilt {} times, when it held over {GROWTH_LIMIT}x its built size",
-                    Q::NAME,
+                    row_name::<Q>(),
                     fixture.rebuilds
                 );
             }
@@ -526,13 +532,16 @@ struct ReplayBenches<'g, 'c> {
 
 impl RowVisitor for ReplayBenches<'_, '_> {
     fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
+        if is_variant::<Q>() {
+            return;
+        }
         let group = if self.plain { "plain" } else { "replay" };
         for prepared in self.workloads {
             let tape = &prepared.tape;
             if prepared.max_pending > Q::PENDING_LIMIT {
                 eprintln!(
                     "{group}/{}/{}: skipped, the workload keeps up to {} timers pending, beyond its declared limit of {}",
-                    Q::NAME,
+                    row_name::<Q>(),
                     tape.name,
                     prepared.max_pending,
                     Q::PENDING_LIMIT
@@ -547,7 +556,7 @@ impl RowVisitor for ReplayBenches<'_, '_> {
             let measured = (tape.ops.len() - tape.prefill) as u64;
             self.group.throughput(Throughput::Elements(measured));
             self.group
-                .bench_function(BenchmarkId::new(Q::NAME, &tape.name), |b| {
+                .bench_function(BenchmarkId::new(row_name::<Q>(), &tape.name), |b| {
                     b.iter_custom(|iters| {
                         (0..iters)
                             .map(|_| replay_once::<Q>(prepared, &mut buffers, self.plain))

@@ -37,6 +37,7 @@ use algorithms::arena::Arena;
 use algorithms::driven;
 use algorithms::reference::{ModelHandle, ReferenceModel};
 use algorithms::registry::{self, Payload, RowVisitor};
+use algorithms::variant::{is_variant, row_name};
 use algorithms::{Algorithm, Counters, Expired, Family, Handle, Tick, TimerQueue};
 use hdrhistogram::Histogram;
 use workloads::{Op, Tape};
@@ -243,6 +244,10 @@ pub struct AlgorithmResult {
     pub counts_work: bool,
     /// [`Algorithm::NATIVE_OF`]: for a native row, its contract row.
     pub native_of: Option<&'static str>,
+    /// Whether it is a variant, a point of a parameter sweep only
+    /// ([`algorithms::variant::is_variant`]): it is compared with the
+    /// workload's best design, and is never that best itself.
+    pub variant: bool,
     /// Measured or skipped.
     pub outcome: Outcome,
 }
@@ -453,7 +458,7 @@ impl<Q: driven::Driven> Typed<Q> {
 
 impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
     fn name(&self) -> &'static str {
-        Q::NAME
+        row_name::<Q>()
     }
 
     fn check(&mut self, bench: &mut Workbench<'_>) -> Result<Option<String>, Mismatch> {
@@ -501,7 +506,7 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
         retire(queue, buffers);
         if verify.checksum != want {
             return Err(Mismatch {
-                algorithm: Q::NAME,
+                algorithm: row_name::<Q>(),
                 got: verify.checksum,
                 want,
             });
@@ -581,10 +586,11 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
             (None, None) => Outcome::Skipped("not checked".to_owned()),
         };
         AlgorithmResult {
-            algorithm: Q::NAME,
+            algorithm: row_name::<Q>(),
             params: Q::with_defaults().params(),
             counts_work: Q::COUNTS_WORK,
             native_of: Q::NATIVE_OF,
+            variant: is_variant::<Q>(),
             outcome,
         }
     }
@@ -613,7 +619,7 @@ pub fn admit<Q: Algorithm>(
         return Err(format!(
             "the workload reaches tick {}, beyond the last tick {} takes ({})",
             prepared.max_tick,
-            Q::NAME,
+            row_name::<Q>(),
             Q::TICK_LIMIT
         ));
     }
@@ -622,7 +628,7 @@ pub fn admit<Q: Algorithm>(
             "the workload runs to tick {}, and {} is a ticked wheel that may step every tick up \
              to it: beyond the run's limit of {} ticks (--max-ticks)",
             prepared.tape.end,
-            Q::NAME,
+            row_name::<Q>(),
             prepared.max_ticks
         ));
     }
@@ -630,7 +636,7 @@ pub fn admit<Q: Algorithm>(
         return Err(format!(
             "the workload has a delay of {} ticks, beyond the longest {} takes ({})",
             prepared.max_delay,
-            Q::NAME,
+            row_name::<Q>(),
             Q::DELAY_LIMIT
         ));
     }
@@ -640,7 +646,7 @@ pub fn admit<Q: Algorithm>(
     if max_pending > Q::PENDING_LIMIT {
         return Err(format!(
             "the workload keeps up to {max_pending} timers pending, beyond {}'s declared limit of {}",
-            Q::NAME,
+            row_name::<Q>(),
             Q::PENDING_LIMIT
         ));
     }
@@ -741,6 +747,7 @@ impl Contender for Overhead {
             params: "-".to_owned(),
             counts_work: false,
             native_of: None,
+            variant: false,
             outcome: Outcome::Skipped("the overhead probe is not an algorithm".to_owned()),
         }
     }
@@ -754,7 +761,7 @@ struct Collect<'a> {
 
 impl RowVisitor for Collect<'_> {
     fn visit<Q: Algorithm + driven::Driven + 'static>(&mut self) {
-        if self.selected.iter().any(|name| name == Q::NAME) {
+        if self.selected.iter().any(|name| name == row_name::<Q>()) {
             self.contenders.push(Box::new(Typed::<Q>::new()));
         }
     }

@@ -59,6 +59,7 @@ use std::path::Path;
 
 use algorithms::driven::Driven;
 use algorithms::registry::{Payload, RowVisitor};
+use algorithms::variant::row_name;
 use algorithms::{Algorithm, Expired, Tick};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
@@ -374,7 +375,7 @@ pub struct CountCell<'a> {
 
 impl RowVisitor for CountCell<'_> {
     fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
-        if Q::NAME != self.algorithm {
+        if row_name::<Q>() != self.algorithm {
             return;
         }
         self.found = true;
@@ -563,10 +564,11 @@ pub struct PlanCells<'a> {
 
 impl RowVisitor for PlanCells<'_> {
     fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
-        if self.selected.iter().any(|name| name == Q::NAME) {
+        if self.selected.iter().any(|name| name == row_name::<Q>()) {
             let admitted = admit::<Q>(self.prepared, Driver::Event);
             let max_pending = admitted.map(|(_, max_pending)| max_pending);
-            self.cells.push((Q::NAME, !Q::CLOCK_EPOCH, max_pending));
+            self.cells
+                .push((row_name::<Q>(), !Q::CLOCK_EPOCH, max_pending));
         }
     }
 }

@@ -47,11 +47,14 @@ pub fn systems_table(systems: &[System]) -> String {
     text + SYSTEMS_END_MARKER
 }
 
-/// The generated block, markers included, for the rows of `catalog`.
+/// The generated block, markers included, for the rows of `catalog`: a table
+/// per family of its designs, then the table of tunable parameters and their
+/// compiled sweep points ([`parameter_table`]).
 pub fn algorithm_tables(catalog: &[AlgorithmInfo]) -> String {
-    let mut text = format!("{BEGIN_MARKER}\n{}\n", row_count(catalog));
+    let designs: Vec<AlgorithmInfo> = catalog.iter().filter(|a| !a.variant).cloned().collect();
+    let mut text = format!("{BEGIN_MARKER}\n{}\n", row_count(&designs));
     for family in Family::ALL {
-        let rows: Vec<&AlgorithmInfo> = catalog.iter().filter(|a| a.family == family).collect();
+        let rows: Vec<&AlgorithmInfo> = designs.iter().filter(|a| a.family == family).collect();
         if rows.is_empty() {
             continue;
         }
@@ -69,7 +72,58 @@ pub fn algorithm_tables(catalog: &[AlgorithmInfo]) -> String {
             );
         }
     }
-    text + END_MARKER
+    text + &parameter_table(catalog) + END_MARKER
+}
+
+/// The table of every design's tunable parameters: its default and the
+/// values compiled as sweep points (`timerbench run --param` takes these),
+/// each sweep point that is a design of its own named beside its value.
+/// Empty when no design declares a parameter.
+pub fn parameter_table(catalog: &[AlgorithmInfo]) -> String {
+    let mut rows = String::new();
+    for design in catalog.iter().filter(|a| a.sweep.is_none()) {
+        for param in design.tunables {
+            let mut values: Vec<(u64, String)> = vec![(param.default, "default".to_owned())];
+            for point in catalog.iter() {
+                let Some(sweep) = point.sweep else { continue };
+                if sweep.design == design.name && sweep.param == param.name {
+                    let note = if point.variant {
+                        String::new()
+                    } else {
+                        format!("`{}`", point.name)
+                    };
+                    values.push((sweep.value, note));
+                }
+            }
+            values.sort_unstable();
+            let values: Vec<String> = values
+                .into_iter()
+                .map(|(value, note)| {
+                    if note.is_empty() {
+                        value.to_string()
+                    } else {
+                        format!("{value} ({note})")
+                    }
+                })
+                .collect();
+            rows += &format!(
+                "| `{}` | `{}` | {} | {} |\n",
+                design.name,
+                param.name,
+                cell(param.meaning),
+                values.join(", ")
+            );
+        }
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n**Parameters** (each design's tunables, and the values compiled as sweep points: \
+         `timerbench run --param <design>:<parameter>=<v1>,<v2>` runs them; a point's row is \
+         `<design>@<parameter>=<value>`):\n\n| design | parameter | what it decides | values |\n\
+         |---|---|---|---|\n{rows}"
+    )
 }
 
 /// The sentence that counts the rows, by family and native rows, and names
@@ -190,6 +244,9 @@ mod tests {
             params: "slots=8".to_owned(),
             native_of,
             source: format!("algorithms/src/{name}.rs"),
+            tunables: &[],
+            sweep: None,
+            variant: false,
         }
     }
 

@@ -47,6 +47,7 @@ impl Rival {
     /// Whether `algorithm` competes in this rival's group against `row`.
     fn admits(self, algorithm: &AlgorithmFacts, row: &str) -> bool {
         algorithm.name != row
+            && !algorithm.variant
             && match self {
                 Rival::Crate => algorithm.family == "crate" && algorithm.native_of.is_some(),
                 Rival::Baseline => algorithm.family == "baseline",
@@ -83,6 +84,10 @@ struct AlgorithmFacts {
     family: String,
     exact: bool,
     native_of: Option<String>,
+    /// A sweep's variant is a point of a design, never a rival (absent in
+    /// the metadata of runs made before sweeps).
+    #[serde(default)]
+    variant: bool,
 }
 
 /// The metadata fields this reads.

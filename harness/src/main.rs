@@ -223,9 +223,16 @@ struct CrosscheckArgs {
 /// by `run` and `counts`.
 #[derive(clap::Args)]
 struct Chosen {
-    /// Algorithms to run, comma-separated (default: all).
+    /// Algorithms to run, comma-separated (default: all, with every compiled
+    /// point of every parameter sweep, unless --param is given).
     #[arg(long, value_delimiter = ',')]
     algorithms: Vec<String>,
+    /// A parameter sweep to run besides --algorithms: one design at several
+    /// values of one parameter, e.g. `rounds-wheel:tick=1,10,100`; may be
+    /// repeated. `timerbench list` shows each design's parameters and the
+    /// values compiled for it.
+    #[arg(long = "param", value_name = "DESIGN:PARAM=V1,V2")]
+    params: Vec<String>,
     /// Built-in workloads to run, comma-separated; `scaling` selects the whole
     /// scaling sweep (default: all built-ins, unless --spec or --trace is given).
     #[arg(long, value_delimiter = ',')]
@@ -249,6 +256,7 @@ impl Chosen {
     fn resolve(&self) -> Result<Selection, Failure> {
         Selection::resolve(
             &self.algorithms,
+            &self.params,
             &self.workloads,
             &self.specs,
             &self.traces,
@@ -389,11 +397,37 @@ fn list(scale: workloads::Scale) {
     let catalog = registry::catalog();
     let width = catalog.iter().map(|a| a.name.len()).max().unwrap_or(0);
     let params_width = catalog.iter().map(|a| a.params.len()).max().unwrap_or(0);
-    for info in &catalog {
+    for info in catalog.iter().filter(|info| !info.variant) {
         println!(
             "  {:width$}  {:params_width$}  {}",
             info.name, info.params, info.summary
         );
+    }
+    println!();
+    println!(
+        "Parameters (timerbench run --param <design>:<parameter>=<v1>,<v2>; compiled points):"
+    );
+    for info in catalog.iter().filter(|info| info.sweep.is_none()) {
+        for param in info.tunables {
+            let mut points: Vec<(u64, &str)> = vec![(param.default, "default")];
+            points.extend(catalog.iter().filter_map(|point| {
+                let sweep = point.sweep?;
+                (sweep.design == info.name && sweep.param == param.name)
+                    .then_some((sweep.value, point.name))
+            }));
+            points.sort_unstable();
+            let values: Vec<String> = points
+                .iter()
+                .map(|(value, row)| format!("{value} ({row})"))
+                .collect();
+            println!(
+                "  {}:{}  {}: {}",
+                info.name,
+                param.name,
+                param.meaning,
+                values.join(", ")
+            );
+        }
     }
     println!();
     println!("Workloads (scale {scale}):");
@@ -796,7 +830,7 @@ fn lead(results: &std::path::Path, row: &str) -> Result<(), Failure> {
 /// `timerbench crosscheck`: the harness's whole pass against a plain loop.
 fn crosscheck(args: CrosscheckArgs) -> Result<(), Failure> {
     let scale: workloads::Scale = args.scale.into();
-    let selection = Selection::resolve(&args.algorithms, &args.workloads, &[], &[], scale)
+    let selection = Selection::resolve(&args.algorithms, &[], &args.workloads, &[], &[], scale)
         .map_err(Failure::Input)?;
     println!(
         "Whole-pass ns per operation (median of {}), event driver: the harness's replay and a plain loop, interleaved",

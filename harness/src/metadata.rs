@@ -81,6 +81,20 @@ pub struct AlgorithmEntry {
     summary: &'static str,
     /// For a native row, the contract row that runs the same structure.
     native_of: Option<&'static str>,
+    /// For a point of a parameter sweep, its design, parameter and value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sweep: Option<SweepEntry>,
+    /// Whether the row is a variant, a sweep point only: reports keep it to
+    /// their parameter sweeps and out of every verdict.
+    variant: bool,
+}
+
+/// [`algorithms::Sweep`] as the metadata writes it.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepEntry {
+    design: &'static str,
+    param: &'static str,
+    value: u64,
 }
 
 /// How a run started: its id and what is measured from its start.
@@ -173,6 +187,12 @@ impl Metadata {
                     params: info.params,
                     summary: info.summary,
                     native_of: info.native_of,
+                    sweep: info.sweep.map(|sweep| SweepEntry {
+                        design: sweep.design,
+                        param: sweep.param,
+                        value: sweep.value,
+                    }),
+                    variant: info.variant,
                 })
                 .collect(),
             workloads: selection

@@ -303,7 +303,9 @@ impl Rows {
         seed: u64,
     ) {
         let measured_ops = facts.inserts + facts.cancels + facts.reschedules;
-        // The headline of every measured cell, then the best of them.
+        // The headline of every measured cell, then the best of them: the
+        // best design, for a sweep's variant is a point of a design, not a
+        // contender of its own.
         let headlines: Vec<Option<(Vec<f64>, Summary)>> = results
             .iter()
             .map(|result| match &result.outcome {
@@ -316,7 +318,9 @@ impl Rows {
             .collect();
         let best = headlines
             .iter()
-            .flatten()
+            .zip(results)
+            .filter(|(_, result)| !result.variant)
+            .filter_map(|(headline, _)| headline.as_ref())
             .min_by(|a, b| a.1.median.total_cmp(&b.1.median))
             .cloned();
         for (index, (result, headline)) in results.iter().zip(&headlines).enumerate() {

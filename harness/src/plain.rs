@@ -19,6 +19,7 @@ use algorithms::Algorithm;
 use algorithms::Expired;
 use algorithms::driven::Driven;
 use algorithms::registry::{Payload, RowVisitor};
+use algorithms::variant::row_name;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use workloads::{Op, Tape};
@@ -125,7 +126,7 @@ pub struct CrossCheck<'a> {
 
 impl RowVisitor for CrossCheck<'_> {
     fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
-        if !self.selected.iter().any(|name| name == Q::NAME) {
+        if !self.selected.iter().any(|name| name == row_name::<Q>()) {
             return;
         }
         let Ok((_, max_pending)) = crate::bench::admit::<Q>(self.prepared, Driver::Event) else {
@@ -157,7 +158,7 @@ impl RowVisitor for CrossCheck<'_> {
         }
         let median = |values: &[f64]| stats::summarise(values).map_or(f64::NAN, |s| s.median);
         self.rows.push(CrossCheckRow {
-            algorithm: Q::NAME,
+            algorithm: row_name::<Q>(),
             harness_ns: median(&harness),
             plain_ns: median(&plain),
             plain_fired,

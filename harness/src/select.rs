@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use algorithms::registry;
+use algorithms::registry::{self, AlgorithmInfo};
 use anyhow::{Result, bail};
 use workloads::{Scale, Spec, Tape};
 
@@ -134,12 +134,13 @@ impl Selection {
     /// exists, and every file is read and validated, before anything runs.
     pub fn resolve(
         algorithms: &[String],
+        params: &[String],
         workload_names: &[String],
         specs: &[PathBuf],
         traces: &[PathBuf],
         scale: Scale,
     ) -> Result<Self> {
-        let algorithms = resolve_algorithms(algorithms)?;
+        let algorithms = resolve_algorithms(algorithms, params)?;
         let builtins = workloads::builtins(scale);
         let mut workloads = Vec::new();
         let wants_builtins = !workload_names.is_empty() || (specs.is_empty() && traces.is_empty());
@@ -179,9 +180,12 @@ impl Selection {
     }
 }
 
-/// Checks algorithm names against the registry; empty means all. The result is
-/// in registry order, without duplicates.
-fn resolve_algorithms(names: &[String]) -> Result<Vec<String>> {
+/// Checks algorithm names (`--algorithms`) and parameter sweeps (`--param`)
+/// against the registry. With neither, every row: each design at its
+/// defaults, each native row and each compiled sweep point. Otherwise the
+/// rows named, and the rows of every value swept. The result is in registry
+/// order, without duplicates.
+fn resolve_algorithms(names: &[String], params: &[String]) -> Result<Vec<String>> {
     let catalog = registry::catalog();
     for name in names {
         if !catalog.iter().any(|info| info.name == name) {
@@ -192,11 +196,81 @@ fn resolve_algorithms(names: &[String]) -> Result<Vec<String>> {
             );
         }
     }
+    let mut wanted: Vec<&str> = names.iter().map(String::as_str).collect();
+    for text in params {
+        wanted.extend(sweep_rows(&catalog, text)?);
+    }
+    let everything = names.is_empty() && params.is_empty();
     Ok(catalog
         .iter()
-        .filter(|info| names.is_empty() || names.iter().any(|n| n == info.name))
+        .filter(|info| everything || wanted.contains(&info.name))
         .map(|info| info.name.to_owned())
         .collect())
+}
+
+/// The rows of one `--param` value, `<design>:<parameter>=<v1>,<v2>,...`:
+/// for each value, the design's own row at its default, or the compiled sweep
+/// point at that value. Any other input is an error that says what is valid.
+pub fn sweep_rows(catalog: &[AlgorithmInfo], text: &str) -> Result<Vec<&'static str>> {
+    let form = "expected <design>:<parameter>=<value>,<value>,..., e.g. rounds-wheel:tick=1,10,100";
+    let tunable: Vec<&AlgorithmInfo> = catalog
+        .iter()
+        .filter(|info| info.sweep.is_none() && !info.tunables.is_empty())
+        .collect();
+    let designs = || {
+        tunable
+            .iter()
+            .map(|info| info.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let Some((design, setting)) = text.split_once(':') else {
+        bail!("--param {text:?}: {form}");
+    };
+    let Some((param, values)) = setting.split_once('=') else {
+        bail!("--param {text:?}: {form}");
+    };
+    let Some(info) = tunable.iter().find(|info| info.name == design) else {
+        bail!(
+            "--param {text:?}: {design:?} is not a design with tunable parameters; those are: {}",
+            designs()
+        );
+    };
+    let Some(declared) = info.tunables.iter().find(|p| p.name == param) else {
+        let names: Vec<&str> = info.tunables.iter().map(|p| p.name).collect();
+        bail!(
+            "--param {text:?}: {design} has no parameter {param:?}; its parameters: {}",
+            names.join(", ")
+        );
+    };
+    let points: Vec<(u64, &'static str)> = std::iter::once((declared.default, info.name))
+        .chain(catalog.iter().filter_map(|point| {
+            let sweep = point.sweep?;
+            (sweep.design == design && sweep.param == param).then_some((sweep.value, point.name))
+        }))
+        .collect();
+    let mut rows = Vec::new();
+    for value in values.split(',') {
+        let point = value
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .and_then(|v| points.iter().find(|(known, _)| *known == v));
+        let Some(&(_, row)) = point else {
+            let mut compiled: Vec<u64> = points.iter().map(|(v, _)| *v).collect();
+            compiled.sort_unstable();
+            let compiled: Vec<String> = compiled.iter().map(u64::to_string).collect();
+            bail!(
+                "--param {text:?}: {design}'s {param} has no compiled point at {value:?}; the \
+                 values a run can use are {} (default {}); another is one line in \
+                 algorithms/src/registry.rs, for_each_variant",
+                compiled.join(", "),
+                declared.default
+            );
+        };
+        rows.push(row);
+    }
+    Ok(rows)
 }
 
 /// Picks built-ins by name (or the scaling group); empty means all. The result
@@ -263,6 +337,46 @@ mod tests {
         // An explicit rate may grow the queue: every operation may be pending.
         let (ops, pending) = spec("arrivals_per_tick = 5.0\n").size();
         assert_eq!(pending, ops);
+    }
+
+    #[test]
+    fn a_sweep_names_the_rows_of_its_values() {
+        let catalog = registry::catalog();
+        assert_eq!(
+            sweep_rows(&catalog, "rounds-wheel:tick=1,10,100").unwrap(),
+            ["rounds-wheel", "rounds-wheel@tick=10", "netty-wheel"]
+        );
+        assert_eq!(
+            sweep_rows(&catalog, "hashed-wheel:slots=65536").unwrap(),
+            ["hashed-wheel"]
+        );
+        let error = |text: &str| sweep_rows(&catalog, text).unwrap_err().to_string();
+        assert!(error("rounds-wheel").contains("expected <design>:"));
+        assert!(error("rounds-wheel:tick").contains("expected <design>:"));
+        assert!(error("binary-heap:arity=2").contains("those are: "));
+        assert!(error("rounds-wheel:size=2").contains("its parameters: slots, tick"));
+        let missing = error("rounds-wheel:tick=1,37");
+        assert!(missing.contains("at \"37\""), "{missing}");
+        assert!(
+            missing.contains("1, 10, 100, 1000 (default 1)"),
+            "{missing}"
+        );
+        assert!(error("rounds-wheel:tick=x").contains("at \"x\""));
+    }
+
+    #[test]
+    fn params_add_rows_and_nothing_means_everything() {
+        let all = resolve_algorithms(&[], &[]).unwrap();
+        assert!(all.iter().any(|n| n == "hashed-wheel@slots=512"));
+        let some = resolve_algorithms(
+            &["binary-heap".to_owned()],
+            &["hashed-wheel:slots=512,65536".to_owned()],
+        )
+        .unwrap();
+        assert_eq!(
+            some,
+            ["binary-heap", "hashed-wheel", "hashed-wheel@slots=512"]
+        );
     }
 
     #[test]

@@ -94,7 +94,7 @@ impl RowVisitor for Differential<'_> {
             verify.checksum,
             self.prepared.checksum,
             "{} disagrees with the reference model on {} ({} driver)",
-            Q::NAME,
+            algorithms::variant::row_name::<Q>(),
             tape.name,
             self.driver.name()
         );

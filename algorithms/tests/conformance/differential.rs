@@ -392,7 +392,7 @@ pub(crate) fn proptest_against_model<Q: Algorithm + TimerQueue<Payload>>() {
         })
     });
     if let Err(error) = result {
-        panic!("{}: {error}", Q::NAME);
+        panic!("{}: {error}", algorithms::variant::row_name::<Q>());
     }
 }
 

@@ -67,10 +67,15 @@ fn check<Q: Algorithm>(now: Tick, deadline: Tick) {
         assert!(
             due <= now,
             "{}: overdue insert at now={now}, deadline={deadline} is due at {due}, after now",
-            Q::NAME
+            algorithms::variant::row_name::<Q>()
         );
         if Q::EXACT {
-            assert_eq!(due, deadline, "{}: exact but not due at deadline", Q::NAME);
+            assert_eq!(
+                due,
+                deadline,
+                "{}: exact but not due at deadline",
+                algorithms::variant::row_name::<Q>()
+            );
         }
         return;
     }
@@ -79,22 +84,32 @@ fn check<Q: Algorithm>(now: Tick, deadline: Tick) {
     assert!(
         due >= deadline,
         "{}: now={now}, deadline={deadline} is due at {due}: early",
-        Q::NAME
+        algorithms::variant::row_name::<Q>()
     );
     assert!(
         due - deadline <= bound,
         "{}: now={now}, deadline={deadline} is due at {due}, {} late, beyond lateness_bound({delay}) = {bound}",
-        Q::NAME,
+        algorithms::variant::row_name::<Q>(),
         due - deadline
     );
     assert!(
         due <= MAX_DEADLINE,
         "{}: now={now}, deadline={deadline} is due at {due}, beyond MAX_DEADLINE",
-        Q::NAME
+        algorithms::variant::row_name::<Q>()
     );
     if Q::EXACT {
-        assert_eq!(due, deadline, "{}: exact but not due at deadline", Q::NAME);
-        assert_eq!(bound, 0, "{}: exact but declares lateness", Q::NAME);
+        assert_eq!(
+            due,
+            deadline,
+            "{}: exact but not due at deadline",
+            algorithms::variant::row_name::<Q>()
+        );
+        assert_eq!(
+            bound,
+            0,
+            "{}: exact but declares lateness",
+            algorithms::variant::row_name::<Q>()
+        );
     }
 }
 

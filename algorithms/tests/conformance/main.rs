@@ -1,6 +1,7 @@
 //! The conformance suite: every registered algorithm against the contract.
 //!
-//! The suite walks `algorithms::registry`, so registering an algorithm is all it
+//! The suite walks `algorithms::registry` (the algorithms and the compiled
+//! points of their parameter sweeps), so registering an algorithm is all it
 //! takes to put it here. Each (algorithm, check) pair is its own named test,
 //! `<algorithm>::<check>`, so `cargo test -- --list` shows the coverage and
 //! `cargo test -- hashed-wheel::` runs one algorithm's checks.
@@ -25,6 +26,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 use algorithms::registry::{self, AlgorithmVisitor, Payload};
+use algorithms::variant::row_name;
 use algorithms::{Algorithm, TimerQueue};
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -154,16 +156,18 @@ impl AlgorithmVisitor for Trials {
             ),
         ];
         for &(check, run) in checks {
-            self.0
-                .push(Trial::test(format!("{}::{check}", Q::NAME), move || {
+            self.0.push(Trial::test(
+                format!("{}::{check}", row_name::<Q>()),
+                move || {
                     run();
                     Ok(())
-                }));
+                },
+            ));
         }
         self.0.push(
-            Trial::test(format!("{}::soak", Q::NAME), || {
+            Trial::test(format!("{}::soak", row_name::<Q>()), || {
                 within_budget(
-                    format!("{}::soak", Q::NAME),
+                    format!("{}::soak", row_name::<Q>()),
                     soak_budget()?,
                     differential::soak_against_model::<Q>,
                 )
@@ -206,6 +210,9 @@ fn main() {
     let args = Arguments::from_args();
     let mut trials = Trials(Vec::new());
     registry::for_each(&mut trials);
+    // Every compiled sweep point is an algorithm of its own: a wheel at
+    // another tick fires at other ticks, one at another size takes other paths.
+    registry::for_each_variant(&mut trials);
     trials.0.push(Trial::test("suite::soak_budget", || {
         a_check_past_its_budget_fails_with_the_reason();
         Ok(())
