@@ -9,10 +9,11 @@
 //! never heard of.
 //!
 //! Layers: [`input`] reads and checks the files (the one place that knows the
-//! schema), [`model`] indexes them and gives each algorithm its family,
-//! colour and marker, [`summary`] and [`tables`] compute the tables,
-//! [`charts`] draws the SVGs, [`page`] assembles the documents and [`output`]
-//! writes the directory atomically.
+//! schema), [`model`] indexes them, gives each algorithm its family, colour
+//! and marker, and sets the variant rows of parameter sweeps apart,
+//! [`summary`], [`parameters`] and [`tables`] compute the tables, [`charts`]
+//! draws the SVGs, [`page`] assembles the documents and [`output`] writes the
+//! directory atomically.
 
 pub mod charts;
 pub mod input;

@@ -130,6 +130,9 @@ pub fn sweeps(model: &Model) -> Vec<Sweep<'_>> {
                 members,
             }
         })
+        // A row whose sweep names itself as the design is its own default:
+        // with no other point there is nothing to compare.
+        .filter(|s| s.members.iter().any(|m| !m.default))
         .collect()
 }
 
@@ -503,6 +506,23 @@ mod tests {
         assert_eq!(skips[0].1, "hashed-wheel@slots=4096");
         assert_eq!(skips[0].2, "scaling-1e4");
         assert!(frontier_sentence(hashed, &workloads).contains("on the 4 workloads"));
+    }
+
+    #[test]
+    fn a_row_that_names_itself_its_design_makes_no_sweep() {
+        let mut model = crate::fixture_sweep_model();
+        let heap = model
+            .algorithms
+            .iter_mut()
+            .find(|a| a.name == "binary-heap")
+            .unwrap();
+        heap.sweep = Some(crate::input::SweepPoint {
+            design: "binary-heap".to_owned(),
+            param: "arity".to_owned(),
+            value: crate::input::ParamValue("2".to_owned()),
+        });
+        let designs: Vec<String> = sweeps(&model).into_iter().map(|s| s.design).collect();
+        assert_eq!(designs, ["hashed-wheel", "rounds-wheel"]);
     }
 
     #[test]
