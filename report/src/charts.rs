@@ -15,6 +15,12 @@
 //! - [`counter_chart`]: a wasted-work counter per algorithm and workload.
 //! - [`heatmap_chart`]: the summary, all-in ns per operation, algorithm x
 //!   workload, coloured by the ratio to each column's best.
+//! - [`parameter_chart`]: per swept design and parameter, cost against
+//!   lateness and against memory, one series per workload, the Pareto
+//!   frontier filled and joined.
+//!
+//! Every chart but the last draws the designs only ([`Model::algorithms`]):
+//! variant rows appear in the parameters charts alone.
 
 use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
@@ -25,6 +31,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::model::{Algorithm, Marker, Model, Rgb};
+use crate::parameters;
 use crate::summary::{self, Cell, SUMMARY_OPERATION, format_count, format_ns, percent_of_best};
 use crate::tables::{CountMetric, MISSING, SKIPPED, TIE_MARK, heat_colour};
 
@@ -118,6 +125,11 @@ struct LegendEntry {
     marker: Option<Marker>,
     dashed: bool,
     dimmed: bool,
+    /// Whether the swatch has a line (a series) or only its marker (a kind
+    /// of point).
+    line: bool,
+    /// Whether the marker is drawn hollow.
+    hollow: bool,
 }
 
 impl LegendEntry {
@@ -134,6 +146,8 @@ impl LegendEntry {
             marker: Some(algorithm.marker),
             dashed: false,
             dimmed,
+            line: true,
+            hollow: false,
         }
     }
 
@@ -144,6 +158,34 @@ impl LegendEntry {
             marker: None,
             dashed: true,
             dimmed: false,
+            line: true,
+            hollow: false,
+        }
+    }
+
+    /// A series that is not an algorithm (a workload), in `colour`.
+    fn series(label: &str, colour: RGBColor, marker: Marker) -> Self {
+        Self {
+            label: label.to_owned(),
+            colour,
+            marker: Some(marker),
+            dashed: false,
+            dimmed: false,
+            line: true,
+            hollow: false,
+        }
+    }
+
+    /// A kind of point: its marker alone, filled or hollow.
+    fn point(label: &str, hollow: bool) -> Self {
+        Self {
+            label: label.to_owned(),
+            colour: REFERENCE_GREY,
+            marker: Some(Marker::Circle),
+            dashed: false,
+            dimmed: false,
+            line: false,
+            hollow,
         }
     }
 }
@@ -368,7 +410,9 @@ fn draw_legend<DB: DrawingBackend>(
                 entry.colour.to_rgba()
             };
             let line = [(LEFT, mid), (LEFT + SWATCH, mid)];
-            if entry.dashed {
+            if !entry.line {
+                // A kind of point: no line, only the marker below.
+            } else if entry.dashed {
                 // Three dashes, drawn as separate segments.
                 for dash in 0..3 {
                     let x = LEFT + dash * 10;
@@ -389,6 +433,14 @@ fn draw_legend<DB: DrawingBackend>(
                     marker,
                     RGBColor(colour.0, colour.1, colour.2),
                 )?;
+                if entry.hollow {
+                    area.draw(&Circle::new(
+                        (LEFT + SWATCH / 2, mid),
+                        MARKER_SIZE - 2,
+                        WHITE.filled(),
+                    ))
+                    .map_err(plot_err)?;
+                }
             }
             let text_colour = if entry.dimmed {
                 RGBColor(140, 140, 140)
@@ -1355,6 +1407,299 @@ pub fn heatmap_chart(model: &Model) -> Result<Chart> {
     })
 }
 
+/// The colours of the workloads in a parameters chart (a categorical
+/// palette: there the series are workloads, not algorithms), reused with
+/// another marker beyond ten workloads.
+const WORKLOAD_PALETTE: [Rgb; 10] = [
+    (31, 119, 180),
+    (255, 127, 14),
+    (44, 160, 44),
+    (214, 39, 40),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (127, 127, 127),
+    (188, 189, 34),
+    (23, 190, 207),
+];
+
+/// The markers of the workloads beyond the palette: shapes that can be
+/// drawn hollow (a cross cannot).
+const WORKLOAD_MARKERS: [Marker; 3] = [Marker::Circle, Marker::Square, Marker::Triangle];
+
+/// The colour and marker of the `index`-th workload of a parameters chart.
+pub fn workload_style(index: usize) -> (Rgb, Marker) {
+    (
+        WORKLOAD_PALETTE[index % WORKLOAD_PALETTE.len()],
+        WORKLOAD_MARKERS[(index / WORKLOAD_PALETTE.len()) % WORKLOAD_MARKERS.len()],
+    )
+}
+
+/// Ticks of the lateness axis, which plots a lateness `l` at `l + 1` on a
+/// log scale (so that 0, an exact row, has a place): the positions of 0 and
+/// of 1, 10, 100, ... ticks (with 2 and 5 times them when that gives no more
+/// than a dozen) that fall inside `[lo, hi]`, positions being lateness + 1.
+pub fn lateness_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    const MAX_TICKS: usize = 12;
+    let ticks = |mantissas: &[f64]| -> Vec<f64> {
+        let decades = hi.max(1.0).log10().ceil() as i32;
+        std::iter::once(1.0)
+            .chain(
+                (0..=decades).flat_map(|d| mantissas.iter().map(move |m| m * 10f64.powi(d) + 1.0)),
+            )
+            .filter(|t| (lo..=hi).contains(t))
+            .collect()
+    };
+    let one_two_five = ticks(&[1.0, 2.0, 5.0]);
+    if one_two_five.len() > MAX_TICKS {
+        ticks(&[1.0])
+    } else {
+        one_two_five
+    }
+}
+
+/// A point of a parameters panel: where it is, its interval, the label
+/// beside it, and whether it is on the panel's frontier.
+struct FrontierPoint {
+    at: (f64, f64),
+    interval: (f64, f64),
+    label: String,
+    on_frontier: bool,
+}
+
+/// One workload's points in one panel of a parameters chart.
+struct FrontierSeries {
+    colour: RGBColor,
+    marker: Marker,
+    points: Vec<FrontierPoint>,
+}
+
+/// What a panel of a parameters chart draws besides its series.
+struct FrontierPanel<'a> {
+    caption: &'a str,
+    x_desc: &'a str,
+    x_axis: Ticked<LogCoord<f64>>,
+    x_label: &'a dyn Fn(&f64) -> String,
+}
+
+/// The size of a point's label in a parameters chart.
+const POINT_LABEL_SIZE: u32 = LABEL_SIZE - 2;
+
+/// Draws one panel of a parameters chart: per workload, each point's
+/// interval, the points on the frontier filled and joined by a line in
+/// increasing x, the others hollow, each labelled with its parameter value.
+fn draw_frontier_panel(
+    area: &Area<'_>,
+    panel: FrontierPanel<'_>,
+    y_axis: Ticked<LogCoord<f64>>,
+    series: &[FrontierSeries],
+) -> Result<()> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            panel.caption,
+            (FONT, DESC_SIZE).into_font().style(FontStyle::Bold),
+        )
+        .margin(10)
+        .x_label_area_size(46)
+        .y_label_area_size(64)
+        .build_cartesian_2d(panel.x_axis, y_axis)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .x_desc(panel.x_desc)
+        .y_desc("median ns per operation, whole pass (log scale)")
+        .axis_desc_style((FONT, LABEL_SIZE))
+        .label_style((FONT, LABEL_SIZE))
+        .x_label_formatter(panel.x_label)
+        .y_label_formatter(&|y| axis_number(*y))
+        .draw()
+        .map_err(plot_err)?;
+    for s in series {
+        for p in &s.points {
+            let (lo, hi) = p.interval;
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(p.at.0, lo), (p.at.0, hi)],
+                    s.colour.mix(0.6).stroke_width(1),
+                )))
+                .map_err(plot_err)?;
+        }
+        let mut frontier: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .filter(|p| p.on_frontier)
+            .map(|p| p.at)
+            .collect();
+        frontier.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        chart
+            .draw_series(LineSeries::new(frontier, s.colour.stroke_width(LINE_WIDTH)))
+            .map_err(plot_err)?;
+        let at: Vec<(f64, f64)> = s.points.iter().map(|p| p.at).collect();
+        draw_markers(&mut chart, &at, s.marker, s.colour)?;
+        for p in s.points.iter().filter(|p| !p.on_frontier) {
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    p.at,
+                    MARKER_SIZE - 2,
+                    WHITE.filled(),
+                )))
+                .map_err(plot_err)?;
+        }
+        let style = (FONT, POINT_LABEL_SIZE).into_font().color(&s.colour);
+        chart
+            .draw_series(s.points.iter().map(|p| {
+                EmptyElement::at(p.at) + Text::new(p.label.clone(), (7, -14), style.clone())
+            }))
+            .map_err(plot_err)?;
+    }
+    Ok(())
+}
+
+/// The parameters chart of one sweep: two panels side by side, the headline
+/// median ns per operation (with its interval) against the largest lateness
+/// on the left and against peak bytes per pending timer on the right, one
+/// series per workload, each point labelled with its parameter value; the
+/// points on each panel's Pareto frontier are filled and joined, the others
+/// hollow. `None` when no point of the sweep was measured.
+pub fn parameter_chart(
+    sweep: &parameters::Sweep<'_>,
+    workloads: &[parameters::OnWorkload],
+) -> Result<Option<Chart>> {
+    // Per workload with a point: its style and, per panel, its points.
+    let mut drawn: Vec<String> = Vec::new();
+    let mut lateness_series = Vec::new();
+    let mut memory_series = Vec::new();
+    let mut legend = Vec::new();
+    let mut costs = Vec::new();
+    for (index, on) in workloads.iter().enumerate() {
+        if !on.has_points() {
+            continue;
+        }
+        let (colour, marker) = workload_style(index);
+        let colour = rgb(colour);
+        let (mut late, mut memory) = (Vec::new(), Vec::new());
+        for (i, member) in sweep.members.iter().enumerate() {
+            let parameters::Outcome::Point {
+                figure,
+                lateness,
+                bytes,
+            } = &on.outcomes[i]
+            else {
+                continue;
+            };
+            let point = |x: f64, on_frontier: bool| FrontierPoint {
+                at: (x, figure.ns),
+                interval: (figure.ci_low, figure.ci_high),
+                label: member.label.clone(),
+                on_frontier,
+            };
+            if let Some(l) = lateness {
+                late.push(point(*l as f64 + 1.0, on.lateness_frontier[i]));
+            }
+            if let Some(b) = bytes.filter(|b| *b > 0.0) {
+                memory.push(point(b, on.memory_frontier[i]));
+            }
+            costs.extend([figure.ns, figure.ci_low, figure.ci_high]);
+            if !drawn.contains(&member.algorithm.name) {
+                drawn.push(member.algorithm.name.clone());
+            }
+        }
+        legend.push(LegendEntry::series(&on.workload, colour, marker));
+        lateness_series.push(FrontierSeries {
+            colour,
+            marker,
+            points: late,
+        });
+        memory_series.push(FrontierSeries {
+            colour,
+            marker,
+            points: memory,
+        });
+    }
+    let Some(y_range) = log_range(costs) else {
+        return Ok(None);
+    };
+    // A log axis has no place for 0: a zero median or interval end sits on
+    // the axis's floor instead.
+    for p in lateness_series
+        .iter_mut()
+        .chain(memory_series.iter_mut())
+        .flat_map(|s| s.points.iter_mut())
+    {
+        p.at.1 = p.at.1.max(y_range.0);
+        p.interval.0 = p.interval.0.max(y_range.0);
+    }
+    let x_of = |series: &[FrontierSeries]| -> Vec<f64> {
+        series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.at.0))
+            .collect()
+    };
+    let (late_lo, late_hi) = log_range(x_of(&lateness_series)).unwrap_or((1.0 / LOG_MARGIN, 10.0));
+    let memory_range = log_range(x_of(&memory_series)).unwrap_or((1.0, 10.0));
+    let title = format!(
+        "{} over {}: cost against lateness and against memory, per workload \
+         (filled and joined: on the Pareto frontier)",
+        sweep.design, sweep.param
+    );
+    let mut svg = String::new();
+    {
+        let (root, plot, legend_area) = canvas(&mut svg, &title)?;
+        let panels = plot.split_evenly((1, 2));
+        let lateness_label = |x: &f64| axis_number((x - 1.0).round().max(0.0));
+        draw_frontier_panel(
+            &panels[0],
+            FrontierPanel {
+                caption: "cost against lateness",
+                x_desc: "largest lateness, ticks (log scale of ticks + 1; 0 is exact)",
+                x_axis: Ticked {
+                    axis: (late_lo..late_hi).log_scale().into(),
+                    ticks: lateness_ticks(late_lo, late_hi),
+                },
+                x_label: &lateness_label,
+            },
+            log_axis(y_range),
+            &lateness_series,
+        )?;
+        let memory_label = |x: &f64| axis_number(*x);
+        draw_frontier_panel(
+            &panels[1],
+            FrontierPanel {
+                caption: "cost against memory",
+                x_desc: "peak heap bytes per pending timer (log scale)",
+                x_axis: log_axis(memory_range),
+                x_label: &memory_label,
+            },
+            log_axis(y_range),
+            &memory_series,
+        )?;
+        let groups = vec![
+            ("workloads".to_owned(), legend),
+            (
+                "points".to_owned(),
+                vec![
+                    LegendEntry::point("on the frontier (joined)", false),
+                    LegendEntry::point("dominated", true),
+                ],
+            ),
+        ];
+        draw_legend(&legend_area, &groups)?;
+        root.present().map_err(plot_err)?;
+    }
+    Ok(Some(Chart {
+        file: parameter_chart_file(sweep),
+        title,
+        svg,
+        height: HEIGHT,
+        series: drawn,
+    }))
+}
+
+/// The file of a sweep's parameters chart.
+pub fn parameter_chart_file(sweep: &parameters::Sweep<'_>) -> String {
+    format!("parameters-{}.svg", file_stem(&sweep.slug()))
+}
+
 /// A workload name made safe for a file name: letters, digits, `-`, `_`, `.`
 /// kept, anything else replaced by `_`.
 pub fn file_stem(name: &str) -> String {
@@ -1386,6 +1731,10 @@ pub fn all_charts(model: &Model) -> Result<Vec<Chart>> {
     }
     for workload in &model.workloads {
         charts.push(latency_chart(model, workload)?);
+    }
+    for sweep in parameters::sweeps(model) {
+        let workloads = parameters::on_workloads(model, &sweep);
+        charts.extend(parameter_chart(&sweep, &workloads)?);
     }
     Ok(charts)
 }
@@ -1704,6 +2053,125 @@ mod tests {
         assert_eq!(hollow_points(&insert), flagged);
         let all = scaling_chart(&model, "all").unwrap().unwrap();
         assert_eq!(hollow_points(&all), 0, "the whole pass is never flagged");
+    }
+
+    #[test]
+    fn lateness_ticks_start_at_exact_and_thin_out_over_many_decades() {
+        // Positions are lateness + 1: 0, 1, 2, 5, 10, 20, 50 and 100 ticks.
+        assert_eq!(
+            lateness_ticks(1.0 / LOG_MARGIN, 160.0),
+            [1.0, 2.0, 3.0, 6.0, 11.0, 21.0, 51.0, 101.0]
+        );
+        assert_eq!(
+            lateness_ticks(1.0 / LOG_MARGIN, 1.6e6),
+            [
+                1.0,
+                2.0,
+                11.0,
+                101.0,
+                1001.0,
+                10_001.0,
+                100_001.0,
+                1_000_001.0
+            ]
+        );
+        // Every row exact: only 0.
+        assert_eq!(lateness_ticks(1.0 / LOG_MARGIN, LOG_MARGIN), [1.0]);
+    }
+
+    #[test]
+    fn workloads_get_distinct_colours_then_another_marker() {
+        let colours: Vec<Rgb> = (0..WORKLOAD_PALETTE.len())
+            .map(|i| workload_style(i).0)
+            .collect();
+        for (i, c) in colours.iter().enumerate() {
+            assert!(!colours[i + 1..].contains(c), "{c:?} appears twice");
+        }
+        assert_eq!(workload_style(0).1, Marker::Circle);
+        assert_eq!(workload_style(WORKLOAD_PALETTE.len()).1, Marker::Square);
+    }
+
+    #[test]
+    fn variants_appear_in_the_parameters_charts_only() {
+        let model = crate::fixture_sweep_model();
+        let charts = all_charts(&model).unwrap();
+        let files: Vec<&str> = charts.iter().map(|c| c.file.as_str()).collect();
+        for file in [
+            "parameters-hashed-wheel-slots.svg",
+            "parameters-rounds-wheel-tick.svg",
+        ] {
+            assert!(files.contains(&file), "{files:?}");
+        }
+        assert!(!model.variants.is_empty());
+        for chart in &charts {
+            parse(chart);
+            if chart.file.starts_with("parameters-") {
+                continue;
+            }
+            for v in &model.variants {
+                assert!(
+                    !chart.svg.contains(&v.name) && !chart.series.contains(&v.name),
+                    "{} names the variant {}",
+                    chart.file,
+                    v.name
+                );
+            }
+        }
+        // A design that is also a sweep point stays where it was.
+        let heatmap = charts
+            .iter()
+            .find(|c| c.file == "summary-heatmap.svg")
+            .unwrap();
+        assert!(heatmap.series.contains(&"netty-wheel".to_owned()));
+        assert!(
+            parse(heatmap)
+                .0
+                .iter()
+                .any(|t| t == "netty-wheel (inexact)")
+        );
+        let scaling = charts.iter().find(|c| c.file == "scaling-all.svg").unwrap();
+        assert!(scaling.series.contains(&"netty-wheel".to_owned()));
+    }
+
+    #[test]
+    fn a_parameters_chart_draws_dominated_points_hollow_and_labels_every_point() {
+        let model = crate::fixture_sweep_model();
+        let sweeps = parameters::sweeps(&model);
+        let rounds = &sweeps[1];
+        let workloads = parameters::on_workloads(&model, rounds);
+        let chart = parameter_chart(rounds, &workloads).unwrap().unwrap();
+        assert_eq!(chart.file, "parameters-rounds-wheel-tick.svg");
+        assert_eq!(
+            chart.series,
+            ["rounds-wheel", "rounds-wheel@tick=10", "netty-wheel"]
+        );
+        let (texts, colours) = parse(&chart);
+        assert!(texts.contains(&chart.title));
+        for (i, w) in workloads.iter().enumerate() {
+            assert!(texts.contains(&w.workload), "no legend for {}", w.workload);
+            assert!(colours.contains(&crate::model::hex(workload_style(i).0)));
+        }
+        // Every point is labelled in both panels.
+        for member in &rounds.members {
+            let labels = texts.iter().filter(|t| **t == member.label).count();
+            assert_eq!(labels, 2 * workloads.len(), "{}", member.label);
+        }
+        let dominated: usize = workloads
+            .iter()
+            .map(|w| {
+                w.lateness_frontier.iter().filter(|on| !**on).count()
+                    + w.memory_frontier.iter().filter(|on| !**on).count()
+            })
+            .sum();
+        assert!(dominated > 0, "the fixture has dominated points");
+        // One more hollow circle: the legend's.
+        assert_eq!(hollow_points(&chart), dominated + 1);
+        // No point measured, no chart.
+        let nothing = [parameters::OnWorkload::new(
+            "w",
+            vec![parameters::Outcome::Missing; rounds.members.len()],
+        )];
+        assert!(parameter_chart(rounds, &nothing).unwrap().is_none());
     }
 
     #[test]

@@ -396,6 +396,123 @@ pub struct AlgorithmEntry {
     /// One-line description.
     #[serde(default)]
     pub summary: String,
+    /// The parameter sweep this row is a point of (absent in results made
+    /// before sweeps, and on a design's default row).
+    #[serde(default)]
+    pub sweep: Option<SweepPoint>,
+    /// Whether the row exists only as a sweep point (`<design>@<param>=<value>`):
+    /// the report shows it in its parameters section and nowhere else.
+    #[serde(default)]
+    pub variant: bool,
+}
+
+/// Where a row sits in a parameter sweep (`metadata.json`'s `sweep`): its
+/// design run with one parameter set to a value, the others at their
+/// defaults.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct SweepPoint {
+    /// The design swept: the name of its default row.
+    pub design: String,
+    /// The parameter varied, e.g. `tick`.
+    pub param: String,
+    /// Its value on this row.
+    pub value: ParamValue,
+}
+
+/// A swept parameter's value as the metadata writes it, a number or a
+/// string, kept as text: the report only shows it and orders by it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ParamValue(pub String);
+
+impl ParamValue {
+    /// The value as a number, when it is one (for ordering the points).
+    pub fn number(&self) -> Option<f64> {
+        self.0.parse().ok()
+    }
+}
+
+impl std::fmt::Display for ParamValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for ParamValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        /// Accepts a number or a string; anything else is refused with a
+        /// message naming the field and what is valid.
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = ParamValue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("`sweep.value` to be a number or a string (e.g. 10 or \"1ms\")")
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<ParamValue, E> {
+                Ok(ParamValue(v.to_string()))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<ParamValue, E> {
+                Ok(ParamValue(v.to_string()))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<ParamValue, E> {
+                Ok(ParamValue(v.to_string()))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<ParamValue, E> {
+                Ok(ParamValue(v.to_owned()))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// Checks the sweep fields of the metadata's algorithms: a variant row must
+/// say which design and parameter it is a point of (the report would not
+/// know where to draw it), names must not be empty, and a design's default
+/// row (the row named as the design) cannot be a variant. `Err` names the
+/// entry, the field and what is valid.
+fn check_sweeps(algorithms: &[AlgorithmEntry]) -> Result<(), String> {
+    for (i, entry) in algorithms.iter().enumerate() {
+        let which = format!("algorithms[{i}] ({:?})", entry.name);
+        match &entry.sweep {
+            None if entry.variant => {
+                return Err(format!(
+                    "{which} has `variant` true but no `sweep`; a variant row must name its design, \
+                     parameter and value, e.g. \"sweep\": {{\"design\": \"rounds-wheel\", \
+                     \"param\": \"tick\", \"value\": 10}}"
+                ));
+            }
+            None => {}
+            Some(sweep) => {
+                for (field, value) in [("design", &sweep.design), ("param", &sweep.param)] {
+                    if value.trim().is_empty() {
+                        return Err(format!(
+                            "{which} has an empty `sweep.{field}`; it must name the {} \
+                             (e.g. \"{}\")",
+                            if field == "design" {
+                                "design's default row"
+                            } else {
+                                "parameter varied"
+                            },
+                            if field == "design" {
+                                "rounds-wheel"
+                            } else {
+                                "tick"
+                            }
+                        ));
+                    }
+                }
+                if entry.variant && sweep.design == entry.name {
+                    return Err(format!(
+                        "{which} has `variant` true but is named as its design ({:?}); a design's \
+                         default row is not a variant: set `variant` false, or name the row \
+                         {:?}",
+                        sweep.design,
+                        format!("{}@{}={}", sweep.design, sweep.param, sweep.value)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The clock floor: percentiles of an empty timed region, in nanoseconds.
@@ -695,13 +812,15 @@ pub fn parse_metadata(path: &Path, text: &str) -> Result<Metadata, InputError> {
             ));
         }
     }
-    serde_json::from_value(value).map_err(|e| {
+    let metadata: Metadata = serde_json::from_value(value).map_err(|e| {
         InputError::new(
             path,
             None,
             format!("{e} (the fields are described in results/README.md)"),
         )
-    })
+    })?;
+    check_sweeps(&metadata.algorithms).map_err(|message| InputError::new(path, None, message))?;
+    Ok(metadata)
 }
 
 fn json_error(path: &Path, error: &serde_json::Error) -> InputError {
@@ -1094,6 +1213,110 @@ mod tests {
         assert_eq!(with[0].run_id.as_deref(), Some("20261125T130501Z-1"));
         let without = parse(&format!("{HEADER}{INSERT}")).unwrap();
         assert_eq!(without[0].run_id, None);
+    }
+
+    /// Minimal metadata whose algorithms are `algorithms` (a JSON array's
+    /// elements).
+    fn metadata_with(algorithms: &str) -> Result<Metadata, InputError> {
+        parse_metadata(
+            Path::new("metadata.json"),
+            &format!(
+                r#"{{"schema_version": 3, "seed": 1, "scale": "small", "driver": "event",
+                "repetitions": 6, "replay_overhead": [], "workloads": ["w"],
+                "statistics": {{"median_ci": "m", "ratio_ci": "r", "bootstrap_resamples": 10,
+                               "tie_rule": "t", "consistency_tolerance": 0.15}},
+                "clock_floor_ns": {{"p50_ns": 20, "p99_ns": 30, "p999_ns": 40, "max_ns": 50}},
+                "algorithms": [{algorithms}]}}"#
+            ),
+        )
+    }
+
+    #[test]
+    fn metadata_without_sweep_fields_reads_as_designs() {
+        let metadata =
+            metadata_with(r#"{"name": "rounds-wheel", "family": "seed", "exact": true}"#).unwrap();
+        assert_eq!(metadata.algorithms[0].sweep, None);
+        assert!(!metadata.algorithms[0].variant);
+    }
+
+    #[test]
+    fn sweep_points_read_numbers_and_strings() {
+        let metadata = metadata_with(
+            r#"{"name": "rounds-wheel@tick=10", "family": "seed", "exact": false, "variant": true,
+                "sweep": {"design": "rounds-wheel", "param": "tick", "value": 10}},
+               {"name": "netty-wheel", "family": "seed", "exact": false, "variant": false,
+                "sweep": {"design": "rounds-wheel", "param": "tick", "value": "100"}},
+               {"name": "x@f=0.5", "family": "seed", "exact": true, "variant": true,
+                "sweep": {"design": "x", "param": "f", "value": 0.5}, "params": "f=0.5"},
+               {"name": "y", "family": "seed", "exact": true, "sweep": null}"#,
+        )
+        .unwrap();
+        let sweep = metadata.algorithms[0].sweep.as_ref().unwrap();
+        assert_eq!(
+            (sweep.design.as_str(), sweep.param.as_str()),
+            ("rounds-wheel", "tick")
+        );
+        assert_eq!(sweep.value.to_string(), "10");
+        assert_eq!(sweep.value.number(), Some(10.0));
+        assert!(metadata.algorithms[0].variant);
+        assert!(!metadata.algorithms[1].variant);
+        assert_eq!(
+            metadata.algorithms[1]
+                .sweep
+                .as_ref()
+                .unwrap()
+                .value
+                .number(),
+            Some(100.0)
+        );
+        assert_eq!(
+            metadata.algorithms[2]
+                .sweep
+                .as_ref()
+                .unwrap()
+                .value
+                .to_string(),
+            "0.5"
+        );
+        assert_eq!(metadata.algorithms[3].sweep, None);
+    }
+
+    #[test]
+    fn bad_sweep_fields_name_the_entry_and_what_is_valid() {
+        let error = metadata_with(
+            r#"{"name": "a", "family": "seed", "exact": true},
+               {"name": "a@t=1", "family": "seed", "exact": true, "variant": true}"#,
+        )
+        .unwrap_err();
+        assert!(
+            error.message.contains("algorithms[1] (\"a@t=1\")")
+                && error.message.contains("no `sweep`"),
+            "{error}"
+        );
+        let error = metadata_with(
+            r#"{"name": "a@t=1", "family": "seed", "exact": true, "variant": true,
+                "sweep": {"design": "a", "param": " ", "value": 1}}"#,
+        )
+        .unwrap_err();
+        assert!(error.message.contains("empty `sweep.param`"), "{error}");
+        let error = metadata_with(
+            r#"{"name": "a", "family": "seed", "exact": true, "variant": true,
+                "sweep": {"design": "a", "param": "t", "value": 1}}"#,
+        )
+        .unwrap_err();
+        assert!(error.message.contains("\"a@t=1\""), "{error}");
+        let error = metadata_with(
+            r#"{"name": "a@t=1", "family": "seed", "exact": true, "variant": true,
+                "sweep": {"design": "a", "param": "t", "value": true}}"#,
+        )
+        .unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("`sweep.value` to be a number or a string"),
+            "{error}"
+        );
+        assert_eq!(error.path, Path::new("metadata.json"));
     }
 
     #[test]

@@ -9,16 +9,18 @@
 //! never heard of.
 //!
 //! Layers: [`input`] reads and checks the files (the one place that knows the
-//! schema), [`model`] indexes them and gives each algorithm its family,
-//! colour and marker, [`summary`] and [`tables`] compute the tables,
-//! [`charts`] draws the SVGs, [`page`] assembles the documents and [`output`]
-//! writes the directory atomically.
+//! schema), [`model`] indexes them, gives each algorithm its family, colour
+//! and marker, and sets the variant rows of parameter sweeps apart,
+//! [`summary`], [`parameters`] and [`tables`] compute the tables, [`charts`]
+//! draws the SVGs, [`page`] assembles the documents and [`output`] writes the
+//! directory atomically.
 
 pub mod charts;
 pub mod input;
 pub mod model;
 pub mod output;
 pub mod page;
+pub mod parameters;
 pub mod summary;
 pub mod tables;
 
@@ -94,40 +96,56 @@ pub fn generate(results_dir: &Path, highlight: &[String]) -> Result<(PathBuf, us
     Ok((target, files.len()))
 }
 
+/// The results of a checked-in fixture directory under `report/tests/`,
+/// read at compile time, for the unit tests.
+#[cfg(test)]
+macro_rules! fixture_results {
+    ($dir:literal) => {{
+        use std::path::Path;
+        input::Results {
+            metadata: input::parse_metadata(
+                Path::new("metadata.json"),
+                include_str!(concat!("../tests/", $dir, "/metadata.json")),
+            )
+            .expect("fixture metadata"),
+            runs: input::parse_csv(
+                Path::new("runs.csv"),
+                include_str!(concat!("../tests/", $dir, "/runs.csv")),
+            )
+            .expect("fixture runs"),
+            throughput: input::parse_csv(
+                Path::new("throughput.csv"),
+                include_str!(concat!("../tests/", $dir, "/throughput.csv")),
+            )
+            .expect("fixture throughput"),
+            repetitions: input::parse_csv(
+                Path::new("repetitions.csv"),
+                include_str!(concat!("../tests/", $dir, "/repetitions.csv")),
+            )
+            .expect("fixture repetitions"),
+            latency: input::parse_csv(
+                Path::new("latency.csv"),
+                include_str!(concat!("../tests/", $dir, "/latency.csv")),
+            )
+            .expect("fixture latency"),
+            contract_cost: Vec::new(),
+            counts: Vec::new(),
+            comparison: Vec::new(),
+        }
+    }};
+}
+
 /// The checked-in fixture (a small-scale run, `report/tests/fixture/`) as a
 /// model, for the unit tests.
 #[cfg(test)]
 pub(crate) fn fixture_model() -> model::Model {
-    use std::path::Path;
-    let results = input::Results {
-        metadata: input::parse_metadata(
-            Path::new("metadata.json"),
-            include_str!("../tests/fixture/metadata.json"),
-        )
-        .expect("fixture metadata"),
-        runs: input::parse_csv(
-            Path::new("runs.csv"),
-            include_str!("../tests/fixture/runs.csv"),
-        )
-        .expect("fixture runs"),
-        throughput: input::parse_csv(
-            Path::new("throughput.csv"),
-            include_str!("../tests/fixture/throughput.csv"),
-        )
-        .expect("fixture throughput"),
-        repetitions: input::parse_csv(
-            Path::new("repetitions.csv"),
-            include_str!("../tests/fixture/repetitions.csv"),
-        )
-        .expect("fixture repetitions"),
-        latency: input::parse_csv(
-            Path::new("latency.csv"),
-            include_str!("../tests/fixture/latency.csv"),
-        )
-        .expect("fixture latency"),
-        contract_cost: Vec::new(),
-        counts: Vec::new(),
-        comparison: Vec::new(),
-    };
-    model::Model::new(results)
+    model::Model::new(fixture_results!("fixture"))
+}
+
+/// The fixture with parameter sweeps (`report/tests/fixture-sweep/`: variant
+/// rows, and `netty-wheel` as a design that is also a sweep point) as a
+/// model, for the unit tests.
+#[cfg(test)]
+pub(crate) fn fixture_sweep_model() -> model::Model {
+    model::Model::new(fixture_results!("fixture-sweep"))
 }

@@ -9,10 +9,20 @@
 //! are sorted by name; each family draws from its own palette (blues for the
 //! seed schemes, greens for modern designs, browns and greys for baselines,
 //! reds and oranges for crates), so the family is visible at a glance.
+//!
+//! Variant rows (`metadata.json`'s `variant`: a design run at another value
+//! of one parameter, only as a point of a parameter sweep) are split off
+//! here, once: [`Model::algorithms`] holds the designs, which every chart,
+//! table and verdict iterates, and [`Model::variants`] the variants, which
+//! only the parameters section reads. The lookups by name ([`Model::run`],
+//! [`Model::throughput_row`]) answer for both, since a caller only asks for a
+//! name it took from one of the two lists.
 
 use std::collections::BTreeMap;
 
-use crate::input::{AlgorithmEntry, CountRow, LatencyRow, Results, RunRow, ThroughputRow};
+use crate::input::{
+    AlgorithmEntry, CountRow, LatencyRow, Results, RunRow, SweepPoint, ThroughputRow,
+};
 
 /// An RGB colour.
 pub type Rgb = (u8, u8, u8);
@@ -116,9 +126,27 @@ pub struct Algorithm {
     pub colour: Rgb,
     /// Marker in every chart.
     pub marker: Marker,
+    /// The parameter sweep this row is a point of, if any (a variant always
+    /// has one; a design has one when it is also another design's point, as
+    /// `netty-wheel` is `rounds-wheel` at `tick=100`).
+    pub sweep: Option<SweepPoint>,
 }
 
 impl Algorithm {
+    /// The algorithm of a metadata entry, with its style.
+    fn from_entry(entry: AlgorithmEntry, colour: Rgb, marker: Marker) -> Self {
+        Self {
+            name: entry.name,
+            family: entry.family,
+            exact: entry.exact,
+            params: entry.params,
+            summary: entry.summary,
+            colour,
+            marker,
+            sweep: entry.sweep,
+        }
+    }
+
     /// The name with a note for an inexact algorithm, for legends.
     pub fn label(&self) -> String {
         if self.exact {
@@ -167,10 +195,18 @@ type OpKey = (String, String, String);
 /// The results, indexed for the charts and tables.
 #[derive(Debug)]
 pub struct Model {
-    /// The files as read.
+    /// The files as read, less the variant rows of `comparison.csv`,
+    /// `counts.csv` and `contract_cost.csv`, which only the sections about
+    /// designs read. (`runs.csv`, `throughput.csv` and `latency.csv` keep
+    /// theirs: the parameters section looks them up by name.)
     pub results: Results,
-    /// Algorithms in display order: by family, then by name.
+    /// The designs in display order: by family, then by name. Every chart,
+    /// table and verdict but the parameters section shows these and only
+    /// these.
     pub algorithms: Vec<Algorithm>,
+    /// The variant rows (`variant` in the metadata), by name: points of a
+    /// parameter sweep, shown only in the parameters section.
+    pub variants: Vec<Algorithm>,
     /// Workloads in run order (the metadata's, then any others found).
     pub workloads: Vec<String>,
     /// The algorithms the x-y charts draw in colour (`--highlight`); every
@@ -185,7 +221,7 @@ impl Model {
     /// Indexes `results`. Algorithms and workloads found in the CSV files but
     /// not in the metadata are kept (an algorithm without an entry is placed in
     /// the [`UNLISTED_FAMILY`] and treated as exact).
-    pub fn new(results: Results) -> Self {
+    pub fn new(mut results: Results) -> Self {
         let mut entries: Vec<AlgorithmEntry> = results.metadata.algorithms.clone();
         for run in &results.runs {
             if !entries.iter().any(|e| e.name == run.algorithm) {
@@ -195,6 +231,8 @@ impl Model {
                     exact: true,
                     params: String::new(),
                     summary: String::new(),
+                    sweep: None,
+                    variant: false,
                 });
             }
         }
@@ -206,6 +244,10 @@ impl Model {
             ))
         });
         entries.dedup_by(|a, b| a.name == b.name);
+        // Variants take no part in the styles of the designs: a sweep added to
+        // a run must not change the colour of any design.
+        let (variant_entries, entries): (Vec<AlgorithmEntry>, Vec<AlgorithmEntry>) =
+            entries.into_iter().partition(|e| e.variant);
         let mut algorithms: Vec<Algorithm> = Vec::with_capacity(entries.len());
         for entry in entries {
             let index = algorithms
@@ -213,16 +255,30 @@ impl Model {
                 .filter(|a| a.family == entry.family)
                 .count();
             let (colour, marker) = style_for(&entry.family, index);
-            algorithms.push(Algorithm {
-                name: entry.name,
-                family: entry.family,
-                exact: entry.exact,
-                params: entry.params,
-                summary: entry.summary,
-                colour,
-                marker,
-            });
+            algorithms.push(Algorithm::from_entry(entry, colour, marker));
         }
+        let mut variants: Vec<Algorithm> = Vec::with_capacity(variant_entries.len());
+        for entry in variant_entries {
+            // A variant wears its design's colour where the design ran.
+            let design = entry.sweep.as_ref().and_then(|s| {
+                algorithms
+                    .iter()
+                    .find(|a| a.name == s.design)
+                    .map(|a| (a.colour, a.marker))
+            });
+            let (colour, marker) = design.unwrap_or_else(|| {
+                let index = variants.iter().filter(|a| a.family == entry.family).count();
+                style_for(&entry.family, index)
+            });
+            variants.push(Algorithm::from_entry(entry, colour, marker));
+        }
+        variants.sort_by(|a, b| a.name.cmp(&b.name));
+        let is_variant = |name: &str| variants.iter().any(|v| v.name == name);
+        results.comparison.retain(|r| !is_variant(&r.algorithm));
+        results.counts.retain(|r| !is_variant(&r.algorithm));
+        results
+            .contract_cost
+            .retain(|r| !is_variant(&r.contract) && !is_variant(&r.native));
 
         let mut workloads = results.metadata.workloads.clone();
         for run in &results.runs {
@@ -263,6 +319,7 @@ impl Model {
         Self {
             results,
             algorithms,
+            variants,
             workloads,
             highlight: Vec::new(),
             runs,
@@ -291,6 +348,11 @@ impl Model {
     /// highlighted and it is not one of them.
     pub fn dimmed(&self, name: &str) -> bool {
         !self.highlight.is_empty() && !self.highlight.iter().any(|h| h == name)
+    }
+
+    /// Whether `name` is a variant row (shown only in the parameters section).
+    pub fn is_variant(&self, name: &str) -> bool {
+        self.variants.iter().any(|v| v.name == name)
     }
 
     /// The families present, in display order.
@@ -367,7 +429,7 @@ impl Model {
                     .results
                     .runs
                     .iter()
-                    .filter(|r| &r.workload == w)
+                    .filter(|r| &r.workload == w && !self.is_variant(&r.algorithm))
                     .map(|r| r.max_pending)
                     .min()?;
                 Some((w.clone(), n))
@@ -409,28 +471,48 @@ mod tests {
         }
     }
 
-    /// A model of two workloads and four algorithms, one of them a crate
-    /// adapter and one missing from the metadata.
-    fn small_model() -> Model {
-        use crate::input::{parse_csv, parse_metadata};
-        use std::path::Path;
-        let metadata = r#"{"schema_version": 3, "seed": 1, "scale": "small", "driver": "event",
+    /// The metadata of [`small_model`], with `extra` appended to its
+    /// algorithms (JSON elements after a comma, or empty).
+    fn small_metadata(extra: &str) -> String {
+        format!(
+            r#"{{"schema_version": 3, "seed": 1, "scale": "small", "driver": "event",
             "repetitions": 6, "replay_overhead": [],
-            "statistics": {"median_ci": "m", "ratio_ci": "r", "bootstrap_resamples": 10,
-                           "tie_rule": "t", "consistency_tolerance": 0.15},
+            "statistics": {{"median_ci": "m", "ratio_ci": "r", "bootstrap_resamples": 10,
+                           "tie_rule": "t", "consistency_tolerance": 0.15}},
             "workloads": ["scaling-1e4", "scaling-1e3"],
-            "clock_floor_ns": {"p50_ns": 20, "p99_ns": 30, "p999_ns": 40, "max_ns": 50},
+            "clock_floor_ns": {{"p50_ns": 20, "p99_ns": 30, "p999_ns": 40, "max_ns": 50}},
             "algorithms": [
-              {"name": "zeta-crate", "family": "crate", "exact": true},
-              {"name": "b-heap", "family": "seed", "exact": true},
-              {"name": "a-wheel", "family": "seed", "exact": false}]}"#;
-        let runs = "schema_version,algorithm,workload,status,skip_reason,max_pending,empty_slot_visits,\
-                    entries_examined_not_due,cascades,bytes_per_pending,max_lateness_ticks\n\
+              {{"name": "zeta-crate", "family": "crate", "exact": true}},
+              {{"name": "b-heap", "family": "seed", "exact": true}},
+              {{"name": "a-wheel", "family": "seed", "exact": false}}{extra}]}}"#
+        )
+    }
+
+    /// The rows of [`small_model`].
+    const SMALL_RUNS: &str = "schema_version,algorithm,workload,status,skip_reason,max_pending,\
+                    empty_slot_visits,entries_examined_not_due,cascades,bytes_per_pending,\
+                    max_lateness_ticks\n\
                     3,b-heap,scaling-1e4,ok,,10000,0,0,0,40,0\n\
                     3,a-wheel,scaling-1e4,ok,,10400,5,0,0,60,12\n\
                     3,stranger,scaling-1e3,skipped,too many,1000,,,,,\n\
                     3,b-heap,scaling-1e3,ok,,1000,0,0,0,50,0\n";
-        Model::new(Results {
+
+    /// A model of two workloads and four algorithms, one of them a crate
+    /// adapter and one missing from the metadata.
+    fn small_model() -> Model {
+        model_of(&small_metadata(""), SMALL_RUNS)
+    }
+
+    /// A model of `metadata` and `runs` with no other file.
+    fn model_of(metadata: &str, runs: &str) -> Model {
+        Model::new(results_of(metadata, runs))
+    }
+
+    /// The results of `metadata` and `runs` with no other file.
+    fn results_of(metadata: &str, runs: &str) -> Results {
+        use crate::input::{parse_csv, parse_metadata};
+        use std::path::Path;
+        Results {
             metadata: parse_metadata(Path::new("metadata.json"), metadata).unwrap(),
             runs: parse_csv(Path::new("runs.csv"), runs).unwrap(),
             throughput: Vec::new(),
@@ -439,7 +521,7 @@ mod tests {
             contract_cost: Vec::new(),
             counts: Vec::new(),
             comparison: Vec::new(),
-        })
+        }
     }
 
     #[test]
@@ -463,6 +545,75 @@ mod tests {
         assert_eq!(model.algorithms[0].label(), "a-wheel (inexact)");
         assert_eq!(model.algorithms[2].colour, CRATE_PALETTE[0]);
         assert!(model.skipped("stranger", "scaling-1e3"));
+    }
+
+    #[test]
+    fn variants_are_split_off_without_changing_the_designs() {
+        let variant = r#", {"name": "a-wheel@tick=0", "family": "seed", "exact": true,
+            "variant": true, "sweep": {"design": "a-wheel", "param": "tick", "value": 0}},
+            {"name": "c-wheel", "family": "seed", "exact": true, "variant": false,
+             "sweep": {"design": "a-wheel", "param": "tick", "value": 100}}"#;
+        // The variant's own row claims a smaller N than the reference's.
+        let runs = format!(
+            "{SMALL_RUNS}3,a-wheel@tick=0,scaling-1e4,ok,,9000,0,0,0,40,0\n\
+             3,c-wheel,scaling-1e4,ok,,10000,0,0,0,40,50\n"
+        );
+        let plain = small_model();
+        let mut results = results_of(&small_metadata(variant), &runs);
+        results.comparison = crate::input::parse_csv(
+            std::path::Path::new("comparison.csv"),
+            "schema_version,base,workload,algorithm,base_ns,new_ns,ratio,ratio_ci_low,\
+             ratio_ci_high,verdict,noise,normalised,shift\n\
+             3,old,scaling-1e4,a-wheel,10,11,1.1,,,no significant change,0.1,false,\n\
+             3,old,scaling-1e4,a-wheel@tick=0,10,5,0.5,,,faster,0.1,false,\n",
+        )
+        .unwrap();
+        let mut model = Model::new(results);
+        let compared: Vec<&str> = model
+            .results
+            .comparison
+            .iter()
+            .map(|r| r.algorithm.as_str())
+            .collect();
+        assert_eq!(
+            compared,
+            ["a-wheel"],
+            "the variant's comparison is set aside"
+        );
+        let names: Vec<&str> = model.algorithms.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["a-wheel", "b-heap", "c-wheel", "zeta-crate", "stranger"]
+        );
+        let variants: Vec<&str> = model.variants.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(variants, ["a-wheel@tick=0"]);
+        assert!(model.is_variant("a-wheel@tick=0") && !model.is_variant("c-wheel"));
+        // The designs keep the colours they have without the sweep, and the
+        // variant wears its design's.
+        for a in &plain.algorithms {
+            let same = model.algorithms.iter().find(|b| b.name == a.name).unwrap();
+            assert_eq!(
+                (same.colour, same.marker),
+                (a.colour, a.marker),
+                "{}",
+                a.name
+            );
+        }
+        assert_eq!(model.variants[0].colour, model.algorithms[0].colour);
+        assert_eq!(
+            model.algorithms[2]
+                .sweep
+                .as_ref()
+                .map(|s| s.design.as_str()),
+            Some("a-wheel")
+        );
+        // The variant's rows are still found by name, but count for no N.
+        assert!(model.run("a-wheel@tick=0", "scaling-1e4").is_some());
+        assert_eq!(
+            model.scaling_workloads()[1],
+            ("scaling-1e4".to_owned(), 10_000)
+        );
+        assert!(model.set_highlight(&["a-wheel@tick=0".to_owned()]).is_err());
     }
 
     #[test]

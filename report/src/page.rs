@@ -7,6 +7,7 @@
 
 use crate::charts::{COUNTERS, Chart, SCALING_OPERATIONS};
 use crate::model::{Model, hex};
+use crate::parameters;
 use crate::tables::{self, Table, escape_html};
 
 /// The command that regenerates the report, quoted in both documents.
@@ -63,6 +64,56 @@ const READ_SUMMARY: &str = "The all-in median: the whole pass's time over all ti
     colour deepens to red as an algorithm gets up to 100 times slower than the best. `skipped` marks a \
     run above the algorithm's pending limit, not a zero. Absolute times move with the host's load \
     (the run table gives the steal time): compare within a column.";
+
+const READ_PARAMETERS: &str = "Some designs ran at several values of one parameter, the other \
+    parameters at their defaults. A row that exists only as such a point (a variant, named \
+    `<design>@<param>=<value>`) is shown here and nowhere else: the sections above compare the \
+    designs as their references set them. A design that is also another design's point is in both. \
+    For each design and parameter, the left panel draws the headline cost (the whole pass's median \
+    ns per operation with its interval, the figure of the summary) against the largest lateness \
+    in ticks (runs.csv's max_lateness_ticks, plotted at lateness + 1 on a log axis so that an exact \
+    row, at 0, has a place), the right panel against peak heap bytes per pending timer (log axis); \
+    each colour is a workload, each point is labelled with its parameter value. A point is on a \
+    panel's Pareto frontier when no other point of the same workload is both no costlier and no \
+    larger in x and strictly better in one; those are filled and joined, the dominated points \
+    hollow. The frontier is taken on the medians: where intervals overlap, a point just off it may \
+    be as good within noise. A row skipped on a workload is no point there and is listed below \
+    its chart.";
+
+/// The parameter sweeps, when the run has any: per design and parameter, a
+/// sentence on its frontiers, its chart, the rows skipped, and its table.
+fn parameters_section(model: &Model, chart: &dyn Fn(&str) -> Option<Chart>) -> Option<Section> {
+    let sweeps = parameters::sweeps(model);
+    if sweeps.is_empty() {
+        return None;
+    }
+    let mut parts = vec![Part::Text(READ_PARAMETERS.to_owned())];
+    for sweep in &sweeps {
+        let workloads = parameters::on_workloads(model, sweep);
+        parts.push(Part::Text(parameters::frontier_sentence(sweep, &workloads)));
+        parts.extend(chart(&crate::charts::parameter_chart_file(sweep)).map(Part::Chart));
+        let skipped: Vec<String> = parameters::skipped(sweep, &workloads)
+            .into_iter()
+            .map(|(label, row, workload, reason)| {
+                format!("{label} ({row}) on {workload}: {reason}")
+            })
+            .collect();
+        if !skipped.is_empty() {
+            parts.push(Part::Text(format!(
+                "Skipped, so not drawn: {}.",
+                skipped.join("; ")
+            )));
+        }
+        parts.push(Part::Table(tables::parameter_table(sweep, &workloads)));
+    }
+    Some(Section {
+        title: PARAMETERS_TITLE.to_owned(),
+        parts,
+    })
+}
+
+/// The title of the parameters section.
+pub const PARAMETERS_TITLE: &str = "Parameters";
 
 /// The report's sections in page order.
 fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
@@ -215,6 +266,9 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
         title: "Algorithms".to_owned(),
         parts: vec![Part::Table(tables::algorithms_table(model))],
     });
+    if let Some(section) = parameters_section(model, &chart) {
+        out.push(section);
+    }
     out
 }
 
@@ -448,5 +502,27 @@ mod tests {
         // The page is well-formed enough to parse as XML once the doctype is dropped.
         let body = html.split_once('\n').unwrap().1;
         roxmltree::Document::parse(body).expect("index.html parses as XML");
+        assert!(
+            !markdown.contains(PARAMETERS_TITLE),
+            "no sweeps, no parameters section"
+        );
+    }
+
+    #[test]
+    fn sweeps_add_the_parameters_section_last() {
+        let model = crate::fixture_sweep_model();
+        let charts = crate::charts::all_charts(&model).unwrap();
+        let sections = sections(&model, &charts);
+        let last = sections.last().unwrap();
+        assert_eq!(last.title, PARAMETERS_TITLE);
+        // Per sweep: a sentence, the chart, and the table; one sweep has a
+        // skipped point, listed under its chart.
+        let count = |f: fn(&Part) -> bool| last.parts.iter().filter(|p| f(p)).count();
+        assert_eq!(count(|p| matches!(p, Part::Chart(_))), 2);
+        assert_eq!(count(|p| matches!(p, Part::Table(_))), 2);
+        assert_eq!(count(|p| matches!(p, Part::Text(_))), 1 + 2 + 1);
+        let html = html(&model, &charts, "results");
+        roxmltree::Document::parse(html.split_once('\n').unwrap().1)
+            .expect("index.html parses as XML");
     }
 }

@@ -134,30 +134,80 @@ impl Verdict {
     }
 }
 
+/// The headline cell of one row (`algorithm`, a design or a variant) on
+/// `workload`: the whole pass's median ns per operation with its interval,
+/// and the harness's comparison with the best.
+pub fn cell(model: &Model, algorithm: &str, workload: &str) -> Cell {
+    if model.skipped(algorithm, workload) {
+        return Cell::Skipped;
+    }
+    let Some(row) = model.throughput_row(algorithm, workload, SUMMARY_OPERATION) else {
+        return Cell::Missing;
+    };
+    let Some(ns) = row.median_ns else {
+        return Cell::Missing;
+    };
+    Cell::Measured(Figure {
+        ns,
+        ci_low: row.ci_low_ns.unwrap_or(ns),
+        ci_high: row.ci_high_ns.unwrap_or(ns),
+        tied: row.tied_with_best.unwrap_or(false),
+        ratio_ci: row.ratio_ci_low.zip(row.ratio_ci_high),
+    })
+}
+
+/// How far above 1 the best design's `ratio_to_best` may be before the
+/// harness's best is taken to be another row (the ratio is the median over
+/// the smallest median, so the best's own is 1 up to rounding).
+const RATIO_OF_THE_BEST_SLACK: f64 = 1e-9;
+
 /// The summary cell of every algorithm (in display order) on `workload`.
 pub fn cells(model: &Model, workload: &str) -> Vec<Cell> {
-    model
+    let mut cells: Vec<Cell> = model
         .algorithms
         .iter()
-        .map(|a| {
-            if model.skipped(&a.name, workload) {
-                return Cell::Skipped;
-            }
-            let Some(row) = model.throughput_row(&a.name, workload, SUMMARY_OPERATION) else {
-                return Cell::Missing;
-            };
-            let Some(ns) = row.median_ns else {
-                return Cell::Missing;
-            };
-            Cell::Measured(Figure {
-                ns,
-                ci_low: row.ci_low_ns.unwrap_or(ns),
-                ci_high: row.ci_high_ns.unwrap_or(ns),
-                tied: row.tied_with_best.unwrap_or(false),
-                ratio_ci: row.ratio_ci_low.zip(row.ratio_ci_high),
-            })
-        })
-        .collect()
+        .map(|a| cell(model, &a.name, workload))
+        .collect();
+    // The harness compares each cell with the best of every row it ran. When
+    // that best is a variant (the best design's ratio to it is above 1), its
+    // ties and ratio intervals are against a row the summary does not show:
+    // the ties are taken again against the best design.
+    let best_design = model
+        .algorithms
+        .iter()
+        .zip(&cells)
+        .filter_map(|(a, c)| c.value().map(|ns| (a, ns)))
+        .min_by(|x, y| x.1.total_cmp(&y.1))
+        .map(|(a, _)| a);
+    let ratio = best_design
+        .and_then(|a| model.throughput_row(&a.name, workload, SUMMARY_OPERATION))
+        .and_then(|row| row.ratio_to_best);
+    if ratio.is_some_and(|r| r > 1.0 + RATIO_OF_THE_BEST_SLACK) {
+        rebase_ties(&mut cells);
+    }
+    cells
+}
+
+/// Takes the ties of `cells` again against their own best, by the
+/// harness's rule (a cell ties with the best when their median intervals
+/// overlap; the best ties with itself), and drops the ratio intervals, which
+/// were the harness's bootstrap against another best and cannot be redone
+/// from the medians.
+pub fn rebase_ties(cells: &mut [Cell]) {
+    let Some(best) = cells
+        .iter()
+        .filter_map(Cell::figure)
+        .min_by(|a, b| a.ns.total_cmp(&b.ns))
+        .cloned()
+    else {
+        return;
+    };
+    for cell in cells {
+        if let Cell::Measured(figure) = cell {
+            figure.tied = figure.overlaps(&best);
+            figure.ratio_ci = None;
+        }
+    }
 }
 
 /// Per workload (in order), the cells of every algorithm and their best.
@@ -323,6 +373,61 @@ mod tests {
         ];
         assert_eq!(best(&cells), Some(20.0));
         assert_eq!(best(&[Cell::Skipped]), None);
+    }
+
+    #[test]
+    fn ties_are_taken_again_against_the_best_shown() {
+        let mut cells = [
+            cell(12.0, 11.0, 13.0, false),
+            Cell::Skipped,
+            cell(10.0, 9.0, 11.5, false),
+            cell(20.0, 19.0, 21.0, true),
+        ];
+        if let Cell::Measured(f) = &mut cells[3] {
+            f.ratio_ci = Some((1.9, 2.1));
+        }
+        rebase_ties(&mut cells);
+        let tied: Vec<Option<bool>> = cells.iter().map(|c| c.figure().map(|f| f.tied)).collect();
+        assert_eq!(tied, [Some(true), None, Some(true), Some(false)]);
+        assert!(
+            cells
+                .iter()
+                .filter_map(Cell::figure)
+                .all(|f| f.ratio_ci.is_none())
+        );
+        let mut none = [Cell::Missing];
+        rebase_ties(&mut none);
+        assert_eq!(none, [Cell::Missing]);
+    }
+
+    #[test]
+    fn a_variant_faster_than_every_design_changes_no_verdict() {
+        // On `timeouts` the fixture's variant `rounds-wheel@tick=10` is the
+        // harness's best, so its flags say nothing ties with binary-heap.
+        let model = crate::fixture_sweep_model();
+        let v = workload_verdict(&model, "timeouts").expect("measured");
+        assert_eq!(v.best.name, "binary-heap");
+        let tied: Vec<&str> = v.tied.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(tied, ["netty-wheel", "linux-wheel", "hashed-wheel"]);
+        assert!(
+            cells(&model, "timeouts")
+                .iter()
+                .filter_map(Cell::figure)
+                .all(|f| f.ratio_ci.is_none()),
+            "ratio intervals against the variant are not shown"
+        );
+        // Where the harness's best is a design, its figures stand.
+        let uniform = cells(&model, "uniform");
+        assert!(
+            uniform
+                .iter()
+                .filter_map(Cell::figure)
+                .all(|f| f.ratio_ci.is_some())
+        );
+        assert_eq!(
+            workload_verdict(&model, "uniform").unwrap().best.name,
+            "linux-wheel"
+        );
     }
 
     #[test]

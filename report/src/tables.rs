@@ -7,6 +7,7 @@
 //! never zero.
 
 use crate::model::{Model, Rgb, hex};
+use crate::parameters;
 use crate::summary::{
     self, Cell, format_count, format_interval, format_ns, percent_of_best, ratio_phrase,
 };
@@ -639,6 +640,83 @@ pub fn comparison_table(model: &Model) -> Option<Table> {
     })
 }
 
+/// What a parameters table says of a point on a frontier, and of one off it.
+const ON_FRONTIER: (&str, &str) = ("yes", "no");
+
+/// A sweep's table: a heading per workload, a row per point: its value, the
+/// row it is, its headline median ns per operation with its interval, its
+/// largest lateness, its peak bytes per pending timer, and whether it is on
+/// the frontier of cost against lateness and against memory (a point on one
+/// in bold).
+pub fn parameter_table(
+    sweep: &parameters::Sweep<'_>,
+    workloads: &[parameters::OnWorkload],
+) -> Table {
+    let frontier = |on: bool| TableCell {
+        text: if on { ON_FRONTIER.0 } else { ON_FRONTIER.1 }.to_owned(),
+        best: on,
+        percent: None,
+    };
+    let mut rows = Vec::new();
+    for on in workloads {
+        rows.push(Row::Heading(on.workload.clone()));
+        for (i, member) in sweep.members.iter().enumerate() {
+            let mut cells = vec![
+                TableCell::plain(member.label.clone()),
+                TableCell::plain(member.algorithm.label()),
+            ];
+            match &on.outcomes[i] {
+                parameters::Outcome::Point {
+                    figure,
+                    lateness,
+                    bytes,
+                } => {
+                    cells.push(TableCell::plain(format_interval(figure)));
+                    cells.push(TableCell::plain(
+                        lateness.map_or_else(|| MISSING.to_owned(), format_count),
+                    ));
+                    cells.push(TableCell::plain(
+                        bytes.map_or_else(|| MISSING.to_owned(), |b| format!("{b:.1}")),
+                    ));
+                    cells.push(if lateness.is_some() {
+                        frontier(on.lateness_frontier[i])
+                    } else {
+                        TableCell::plain(MISSING)
+                    });
+                    cells.push(if bytes.is_some() {
+                        frontier(on.memory_frontier[i])
+                    } else {
+                        TableCell::plain(MISSING)
+                    });
+                }
+                parameters::Outcome::Skipped(_) => {
+                    cells.resize(PARAMETER_HEADERS.len(), TableCell::plain(SKIPPED));
+                }
+                parameters::Outcome::Missing => {
+                    cells.resize(PARAMETER_HEADERS.len(), TableCell::plain(MISSING));
+                }
+            }
+            rows.push(Row::Cells(cells));
+        }
+    }
+    Table {
+        numeric: true,
+        headers: PARAMETER_HEADERS.map(str::to_owned).to_vec(),
+        rows,
+    }
+}
+
+/// The columns of [`parameter_table`].
+const PARAMETER_HEADERS: [&str; 7] = [
+    "point",
+    "row",
+    "median ns/op [interval]",
+    "max lateness (ticks)",
+    "bytes per pending timer",
+    "on the lateness frontier",
+    "on the memory frontier",
+];
+
 /// Every skipped run with its reason. `None` when nothing was skipped.
 pub fn skipped_table(model: &Model) -> Option<Table> {
     let rows: Vec<Row> = model
@@ -887,6 +965,38 @@ mod tests {
         assert_eq!(hex(heat_colour(10_000.0)), "#ff7373");
         assert_eq!(hex(heat_colour(1e9)), "#ff7373");
         assert!(heat_colour(150.0) > heat_colour(1000.0));
+    }
+
+    #[test]
+    fn a_parameter_table_has_a_row_per_point_under_each_workload() {
+        let model = crate::fixture_sweep_model();
+        let sweeps = parameters::sweeps(&model);
+        let hashed = &sweeps[0];
+        let workloads = parameters::on_workloads(&model, hashed);
+        let table = parameter_table(hashed, &workloads);
+        assert_eq!(table.headers, PARAMETER_HEADERS);
+        assert_eq!(
+            table.rows.len(),
+            workloads.len() * (1 + hashed.members.len())
+        );
+        let markdown = table.to_markdown();
+        assert!(markdown.contains("| *scaling-1e4* |"), "{markdown}");
+        assert!(
+            markdown.contains(
+                "| slots=4096 | hashed-wheel@slots=4096 | skipped | skipped | skipped | skipped | skipped |"
+            ),
+            "{markdown}"
+        );
+        // Exact rows at the same lateness: only the cheaper is on that
+        // frontier; the larger wheel costs memory for its speed, so both are
+        // on the other.
+        let uniform = &table.rows[1..3];
+        let flags = |row: &Row| match row {
+            Row::Cells(cells) => (cells[5].text.clone(), cells[6].text.clone()),
+            Row::Heading(_) => panic!("a heading"),
+        };
+        assert_eq!(flags(&uniform[0]), ("no".to_owned(), "yes".to_owned()));
+        assert_eq!(flags(&uniform[1]), ("yes".to_owned(), "yes".to_owned()));
     }
 
     #[test]

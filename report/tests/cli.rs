@@ -7,7 +7,9 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::{assert_input_error, copy_fixture, listing, report, scratch};
+use common::{
+    FIXTURE_SWEEP, assert_input_error, copy_fixture, copy_fixture_from, listing, report, scratch,
+};
 
 #[test]
 fn good_results_make_a_complete_report() {
@@ -69,6 +71,120 @@ fn good_results_make_a_complete_report() {
         assert!(text.contains("Counts that noise cannot move"));
         assert!(text.contains("insert: LL misses"));
     }
+}
+
+/// The variant rows of the sweep fixture (`tests/fixture-sweep/`).
+const VARIANTS: [&str; 2] = ["rounds-wheel@tick=10", "hashed-wheel@slots=4096"];
+
+#[test]
+fn sweeps_get_a_parameters_section_and_variants_appear_nowhere_else() {
+    let results = copy_fixture_from(FIXTURE_SWEEP, "sweep");
+    let out = report(&results);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = results.join("report");
+    let files = listing(&dir);
+    let html = fs::read_to_string(dir.join("index.html")).unwrap();
+    let markdown = fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    // The section comes last, with a chart and a table per (design, parameter).
+    let (before_md, parameters_md) = markdown
+        .split_once("\n## Parameters\n")
+        .expect("a parameters section in REPORT.md");
+    let (before_html, parameters_html) = html
+        .split_once("<h2 id=\"parameters\">Parameters</h2>")
+        .expect("a parameters section in index.html");
+    assert!(!parameters_md.contains("\n## "), "it is the last section");
+    for chart in [
+        "parameters-rounds-wheel-tick.svg",
+        "parameters-hashed-wheel-slots.svg",
+    ] {
+        assert!(files.contains(&chart.to_owned()), "{chart}: {files:?}");
+        assert!(parameters_md.contains(&format!("]({chart})")), "{chart}");
+        assert!(
+            parameters_html.contains(&format!("src=\"{chart}\"")),
+            "{chart}"
+        );
+    }
+    for text in [parameters_md, parameters_html] {
+        assert!(text.contains("on the lateness frontier"));
+        assert!(text.contains("rounds-wheel over tick, on the 4 workloads measured"));
+        assert!(text.contains("default (slots=512,tick=1)"));
+        assert!(text.contains(
+            "Skipped, so not drawn: slots=4096 (hashed-wheel@slots=4096) on scaling-1e4"
+        ));
+        for variant in VARIANTS {
+            assert!(text.contains(variant), "{variant} in its table");
+        }
+    }
+    // No other section, table or chart names a variant; the design that is
+    // also a sweep point (netty-wheel) stays in them.
+    for (what, text) in [("REPORT.md", before_md), ("index.html", before_html)] {
+        for variant in VARIANTS {
+            assert!(
+                !text.contains(variant),
+                "{what} names {variant} before its parameters section"
+            );
+        }
+        assert!(
+            text.contains("netty-wheel (inexact)"),
+            "{what} lacks netty-wheel"
+        );
+    }
+    for svg in files.iter().filter(|f| f.ends_with(".svg")) {
+        let text = fs::read_to_string(dir.join(svg)).unwrap();
+        roxmltree::Document::parse(&text)
+            .unwrap_or_else(|e| panic!("{svg} is not well-formed: {e}"));
+        if !svg.starts_with("parameters-") {
+            for variant in VARIANTS {
+                assert!(!text.contains(variant), "{svg} names {variant}");
+            }
+        }
+    }
+    let heatmap = fs::read_to_string(dir.join("summary-heatmap.svg")).unwrap();
+    assert!(heatmap.contains("netty-wheel (inexact)"));
+}
+
+#[test]
+fn a_run_without_sweeps_has_no_parameters_section() {
+    // The fixture's metadata was written before sweeps: no `sweep`, no
+    // `variant`, and it still reads.
+    let results = copy_fixture("no-sweeps");
+    let metadata = fs::read_to_string(results.join("metadata.json")).unwrap();
+    assert!(!metadata.contains("\"sweep\"") && !metadata.contains("\"variant\""));
+    let out = report(&results);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = results.join("report");
+    assert!(!listing(&dir).iter().any(|f| f.starts_with("parameters-")));
+    let markdown = fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    assert!(!markdown.contains("## Parameters"));
+}
+
+#[test]
+fn a_variant_without_its_sweep_is_named() {
+    let results = copy_fixture_from(FIXTURE_SWEEP, "variant-without-sweep");
+    let path = results.join("metadata.json");
+    let mut metadata: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    let algorithms = metadata["algorithms"].as_array_mut().unwrap();
+    let variant = algorithms
+        .iter_mut()
+        .find(|a| a["name"] == "rounds-wheel@tick=10")
+        .unwrap();
+    variant["sweep"] = serde_json::Value::Null;
+    fs::write(&path, metadata.to_string()).unwrap();
+    let out = report(&results);
+    assert_input_error(
+        &out,
+        &["metadata.json", "\"rounds-wheel@tick=10\"", "no `sweep`"],
+    );
+    assert!(!results.join("report").exists());
 }
 
 #[test]

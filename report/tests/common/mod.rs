@@ -48,12 +48,22 @@ pub fn scratch(name: &str) -> Scratch {
     }
 }
 
+/// The checked-in synthetic run with parameter sweeps (variant rows, and a
+/// design that is also a sweep point).
+pub const FIXTURE_SWEEP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixture-sweep");
+
 /// A scratch results directory holding a copy of the fixture.
 pub fn copy_fixture(name: &str) -> Scratch {
+    copy_fixture_from(FIXTURE, name)
+}
+
+/// A scratch results directory holding a copy of the fixture directory
+/// `fixture`.
+pub fn copy_fixture_from(fixture: &str, name: &str) -> Scratch {
     let mut scratch = scratch(name);
     let results = scratch.root.join("results");
     fs::create_dir_all(&results).expect("results directory");
-    for entry in fs::read_dir(FIXTURE).expect("fixture") {
+    for entry in fs::read_dir(fixture).expect("fixture") {
         let entry = entry.expect("fixture entry");
         fs::copy(entry.path(), results.join(entry.file_name())).expect("copy fixture");
     }
