@@ -58,6 +58,7 @@ const BUILTINS: &[Builtin] = &[
     builtin!("sparse", Duration, ALL),
     builtin!("far-future", Population, ALL),
     builtin!("kafka-purgatory", Population, ALL),
+    builtin!("heavy-tail", Population, ALL),
     builtin!("scaling-1e3", Duration, ALL),
     builtin!("scaling-1e4", Duration, ALL),
     builtin!("scaling-1e5", Duration, ALL),
@@ -66,7 +67,7 @@ const BUILTINS: &[Builtin] = &[
 ];
 
 /// Every built-in workload at `scale`, in a fixed order: `uniform`, `timeouts`,
-/// `bimodal`, `burst`, `periodic`, `sparse`, `far-future`, `kafka-purgatory`, then the scaling
+/// `bimodal`, `burst`, `periodic`, `sparse`, `far-future`, `kafka-purgatory`, `heavy-tail`, then the scaling
 /// sweep `scaling-1e3`, `scaling-1e4`, ... (up to `1e5` at small scale, `1e6` at
 /// default, `1e7` at large). See the module documentation of `builtin.rs` for
 /// what a scale changes.

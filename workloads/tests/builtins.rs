@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::OnceLock;
 
-use workloads::{Op, Scale, Spec, Tape, Tick, builtins};
+use workloads::{Op, Scale, Spec, Tape, Tick, TimedOp, builtins};
 
 /// Nothing up our sleeves: the first digits of pi.
 const SEED: u64 = 0x243F_6A88_85A3_08D3;
@@ -409,5 +409,60 @@ fn kafka_purgatory_keeps_its_source_shape() {
     assert!(
         (0.052..0.070).contains(&share),
         "{share}: cancelled in time"
+    );
+}
+
+/// `heavy-tail` keeps the shape its header states: about 200,000 arrivals at
+/// one a tick, none cancelled, their delays log-uniform on [1, 2^32] (every
+/// power of two equally likely: half of them under 2^16, a quarter under
+/// 2^8 and a quarter above 2^24), and the 100,000 prefilled timers seen at a
+/// random instant of lives drawn length-biased, which for a log-uniform law is
+/// uniform on [1, 2^32]: a remaining life is a uniform share of such a life,
+/// the product of two uniforms, whose median `t` solves `t - t ln t = 1/2`:
+/// 0.1867 of 2^32.
+#[test]
+fn heavy_tail_spreads_its_delays_over_every_order_of_magnitude() {
+    let tape = default_tape("heavy-tail");
+    let delays = |ops: &[TimedOp]| -> Vec<Tick> {
+        let mut delays: Vec<Tick> = ops
+            .iter()
+            .filter_map(|op| match op.op {
+                Op::Insert { deadline, .. } => Some(deadline - op.at),
+                _ => None,
+            })
+            .collect();
+        delays.sort_unstable();
+        delays
+    };
+    let measured = delays(&tape.ops[tape.prefill..]);
+    assert!(
+        (196_000..204_000).contains(&measured.len()),
+        "{} arrivals",
+        measured.len()
+    );
+    assert!(
+        !tape.ops[tape.prefill..]
+            .iter()
+            .any(|op| matches!(op.op, Op::Cancel { .. } | Op::Reschedule { .. })),
+        "nothing is cancelled or re-armed"
+    );
+    let below = |limit: Tick| {
+        measured.iter().filter(|&&d| d < limit).count() as f64 / measured.len() as f64
+    };
+    for (limit, want) in [(1 << 8, 0.25), (1 << 16, 0.5), (1 << 24, 0.75)] {
+        let share = below(limit);
+        println!("heavy-tail: {:.3} of delays below {limit}", share);
+        assert!(
+            (share - want).abs() < 0.01,
+            "{share} below {limit}, want {want}"
+        );
+    }
+    assert!(*measured.last().unwrap() <= 1 << 32);
+    let prefill = delays(&tape.ops[..tape.prefill]);
+    assert_eq!(prefill.len(), 100_000);
+    let median = prefill[prefill.len() / 2] as f64 / (1u64 << 32) as f64;
+    assert!(
+        (median - 0.1867).abs() < 0.005,
+        "prefill median {median} x 2^32"
     );
 }
