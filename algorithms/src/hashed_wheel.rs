@@ -101,8 +101,9 @@
 //! Netty's default for its scheme 6 wheel, which has nothing to do with scheme
 //! 5: at 10^5 pending a slot then held about 200 timers spread over 60
 //! revolutions, and a random insert walked about half of them.) The reference
-//! run also measures 512, 4,096 and 2^20 slots (`hashed-wheel@slots=512`, ...:
-//! `registry::for_each_variant`), whose cost against memory the report draws.
+//! run also measures 4,096, 16,384 and 2^20 slots (`hashed-wheel@slots=4096`,
+//! ...: `registry::for_each_variant`), whose cost against memory the report
+//! draws.
 
 use crate::arena::{Arena, Handle};
 use crate::list::{Linked, Links, List, NIL};

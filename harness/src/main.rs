@@ -223,8 +223,8 @@ struct CrosscheckArgs {
 /// by `run` and `counts`.
 #[derive(clap::Args)]
 struct Chosen {
-    /// Algorithms to run, comma-separated (default: all, with every compiled
-    /// point of every parameter sweep, unless --param is given).
+    /// Algorithms to run, comma-separated (default: all; for `run`, with
+    /// every compiled point of every parameter sweep, unless --param is given).
     #[arg(long, value_delimiter = ',')]
     algorithms: Vec<String>,
     /// A parameter sweep to run besides --algorithms: one design at several
@@ -253,10 +253,13 @@ struct Chosen {
 
 impl Chosen {
     /// Checks every name and file against what exists (bad input: exit 2).
-    fn resolve(&self) -> Result<Selection, Failure> {
+    /// With neither --algorithms nor --param, every row, and the compiled
+    /// sweep points too when `sweeps` is set.
+    fn resolve(&self, sweeps: bool) -> Result<Selection, Failure> {
         Selection::resolve(
             &self.algorithms,
             &self.params,
+            sweeps,
             &self.workloads,
             &self.specs,
             &self.traces,
@@ -449,7 +452,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     // Everything the user named is checked before anything is measured or
     // written, and so is everything about the output directory that could
     // fail the run at its end.
-    let selection = args.chosen.resolve()?;
+    let selection = args.chosen.resolve(true)?;
     if driver == Driver::Tick {
         check_tick_driver(&selection, args.max_ticks)?;
     }
@@ -830,8 +833,16 @@ fn lead(results: &std::path::Path, row: &str) -> Result<(), Failure> {
 /// `timerbench crosscheck`: the harness's whole pass against a plain loop.
 fn crosscheck(args: CrosscheckArgs) -> Result<(), Failure> {
     let scale: workloads::Scale = args.scale.into();
-    let selection = Selection::resolve(&args.algorithms, &[], &args.workloads, &[], &[], scale)
-        .map_err(Failure::Input)?;
+    let selection = Selection::resolve(
+        &args.algorithms,
+        &[],
+        false,
+        &args.workloads,
+        &[],
+        &[],
+        scale,
+    )
+    .map_err(Failure::Input)?;
     println!(
         "Whole-pass ns per operation (median of {}), event driver: the harness's replay and a plain loop, interleaved",
         args.repeat
@@ -891,7 +902,9 @@ fn crosscheck(args: CrosscheckArgs) -> Result<(), Failure> {
 /// cell has been counted.
 fn counts(args: CountsArgs) -> Result<(), Failure> {
     let scale: workloads::Scale = args.chosen.scale.into();
-    let selection = args.chosen.resolve()?;
+    // Counts are about designs: a sweep point is counted when asked for
+    // (--param or --algorithms), not by default.
+    let selection = args.chosen.resolve(false)?;
     // The parent generates each tape and its child replays it: the run's own
     // memory bound applies.
     check_memory(&selection, args.max_memory_gib)?;

@@ -135,12 +135,13 @@ impl Selection {
     pub fn resolve(
         algorithms: &[String],
         params: &[String],
+        sweeps: bool,
         workload_names: &[String],
         specs: &[PathBuf],
         traces: &[PathBuf],
         scale: Scale,
     ) -> Result<Self> {
-        let algorithms = resolve_algorithms(algorithms, params)?;
+        let algorithms = resolve_algorithms(algorithms, params, sweeps)?;
         let builtins = workloads::builtins(scale);
         let mut workloads = Vec::new();
         let wants_builtins = !workload_names.is_empty() || (specs.is_empty() && traces.is_empty());
@@ -182,10 +183,10 @@ impl Selection {
 
 /// Checks algorithm names (`--algorithms`) and parameter sweeps (`--param`)
 /// against the registry. With neither, every row: each design at its
-/// defaults, each native row and each compiled sweep point. Otherwise the
-/// rows named, and the rows of every value swept. The result is in registry
-/// order, without duplicates.
-fn resolve_algorithms(names: &[String], params: &[String]) -> Result<Vec<String>> {
+/// defaults, each native row, and each compiled sweep point if `sweeps`.
+/// Otherwise the rows named, and the rows of every value swept. The result is
+/// in registry order, without duplicates.
+fn resolve_algorithms(names: &[String], params: &[String], sweeps: bool) -> Result<Vec<String>> {
     let catalog = registry::catalog();
     for name in names {
         if !catalog.iter().any(|info| info.name == name) {
@@ -203,7 +204,13 @@ fn resolve_algorithms(names: &[String], params: &[String]) -> Result<Vec<String>
     let everything = names.is_empty() && params.is_empty();
     Ok(catalog
         .iter()
-        .filter(|info| everything || wanted.contains(&info.name))
+        .filter(|info| {
+            if everything {
+                sweeps || !info.variant
+            } else {
+                wanted.contains(&info.name)
+            }
+        })
         .map(|info| info.name.to_owned())
         .collect())
 }
@@ -366,16 +373,20 @@ mod tests {
 
     #[test]
     fn params_add_rows_and_nothing_means_everything() {
-        let all = resolve_algorithms(&[], &[]).unwrap();
-        assert!(all.iter().any(|n| n == "hashed-wheel@slots=512"));
+        let all = resolve_algorithms(&[], &[], true).unwrap();
+        assert!(all.iter().any(|n| n == "hashed-wheel@slots=4096"));
+        let designs = resolve_algorithms(&[], &[], false).unwrap();
+        assert!(designs.iter().all(|n| !n.contains('@')));
+        assert!(designs.iter().any(|n| n == "netty-wheel"));
         let some = resolve_algorithms(
             &["binary-heap".to_owned()],
-            &["hashed-wheel:slots=512,65536".to_owned()],
+            &["hashed-wheel:slots=4096,65536".to_owned()],
+            false,
         )
         .unwrap();
         assert_eq!(
             some,
-            ["binary-heap", "hashed-wheel", "hashed-wheel@slots=512"]
+            ["binary-heap", "hashed-wheel", "hashed-wheel@slots=4096"]
         );
     }
 

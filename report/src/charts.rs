@@ -1638,8 +1638,7 @@ pub fn parameter_chart(
     let (late_lo, late_hi) = log_range(x_of(&lateness_series)).unwrap_or((1.0 / LOG_MARGIN, 10.0));
     let memory_range = log_range(x_of(&memory_series)).unwrap_or((1.0, 10.0));
     let title = format!(
-        "{} over {}: cost against lateness and against memory, per workload \
-         (filled and joined: on the Pareto frontier)",
+        "{} over {}: cost against lateness and memory (filled: Pareto frontier)",
         sweep.design, sweep.param
     );
     let mut svg = String::new();
