@@ -1637,32 +1637,48 @@ pub fn parameter_chart(
     };
     let (late_lo, late_hi) = log_range(x_of(&lateness_series)).unwrap_or((1.0 / LOG_MARGIN, 10.0));
     let memory_range = log_range(x_of(&memory_series)).unwrap_or((1.0, 10.0));
-    let title = format!(
-        "{} over {}: cost against lateness and memory (filled: Pareto frontier)",
-        sweep.design, sweep.param
-    );
+    // A sweep whose every point is exact (lateness 0, drawn at 1) has
+    // nothing to show against lateness: its chart is the memory panel alone.
+    let exact = x_of(&lateness_series).iter().all(|&x| x <= 1.0);
+    let title = if exact {
+        format!(
+            "{} over {}: cost against memory, every point exact (filled: Pareto frontier)",
+            sweep.design, sweep.param
+        )
+    } else {
+        format!(
+            "{} over {}: cost against lateness and memory (filled: Pareto frontier)",
+            sweep.design, sweep.param
+        )
+    };
     let mut svg = String::new();
     {
         let (root, plot, legend_area) = canvas(&mut svg, &title)?;
-        let panels = plot.split_evenly((1, 2));
+        let panels = if exact {
+            vec![plot]
+        } else {
+            plot.split_evenly((1, 2))
+        };
         let lateness_label = |x: &f64| axis_number((x - 1.0).round().max(0.0));
-        draw_frontier_panel(
-            &panels[0],
-            FrontierPanel {
-                caption: "cost against lateness",
-                x_desc: "largest lateness, ticks (log scale of ticks + 1; 0 is exact)",
-                x_axis: Ticked {
-                    axis: (late_lo..late_hi).log_scale().into(),
-                    ticks: lateness_ticks(late_lo, late_hi),
+        if !exact {
+            draw_frontier_panel(
+                &panels[0],
+                FrontierPanel {
+                    caption: "cost against lateness",
+                    x_desc: "largest lateness, ticks (log scale of ticks + 1; 0 is exact)",
+                    x_axis: Ticked {
+                        axis: (late_lo..late_hi).log_scale().into(),
+                        ticks: lateness_ticks(late_lo, late_hi),
+                    },
+                    x_label: &lateness_label,
                 },
-                x_label: &lateness_label,
-            },
-            log_axis(y_range),
-            &lateness_series,
-        )?;
+                log_axis(y_range),
+                &lateness_series,
+            )?;
+        }
         let memory_label = |x: &f64| axis_number(*x);
         draw_frontier_panel(
-            &panels[1],
+            &panels[panels.len() - 1],
             FrontierPanel {
                 caption: "cost against memory",
                 x_desc: "peak heap bytes per pending timer (log scale)",

@@ -72,8 +72,8 @@ const READ_PARAMETERS: &str = "Some designs ran at several values of one paramet
     For each design and parameter, the left panel draws the headline cost (the whole pass's median \
     ns per operation with its interval, the figure of the summary) against the largest lateness \
     in ticks (runs.csv's max_lateness_ticks, plotted at lateness + 1 on a log axis so that an exact \
-    row, at 0, has a place), the right panel against peak heap bytes per pending timer (log axis); \
-    each colour is a workload, each point is labelled with its parameter value. A point is on a \
+    row, at 0, has a place), the right panel against peak heap bytes per pending timer (log axis; \
+    a sweep whose every point is exact has this panel alone); each colour is a workload, each point is labelled with its parameter value. A point is on a \
     panel's Pareto frontier when no other point of the same workload is both no costlier and no \
     larger in x and strictly better in one; those are filled and joined, the dominated points \
     hollow. The frontier is taken on the medians: where intervals overlap, a point just off it may \
