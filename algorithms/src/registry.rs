@@ -208,6 +208,27 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
     collect.0
 }
 
+/// The values of `design`'s parameter `param` a run can use, in increasing
+/// order, each with its row: the design's default (its own row) and every
+/// compiled sweep point ([`for_each_variant`], or a design of its own such as
+/// `netty-wheel`). What `timerbench run --param` accepts, `timerbench list`
+/// prints and the README's parameter table shows.
+pub fn sweep_points(
+    catalog: &[AlgorithmInfo],
+    design: &AlgorithmInfo,
+    param: &Param,
+) -> Vec<(u64, &'static str)> {
+    let mut points: Vec<(u64, &'static str)> = std::iter::once((param.default, design.name))
+        .chain(catalog.iter().filter_map(|point| {
+            let sweep = point.sweep?;
+            (sweep.design == design.name && sweep.param == param.name)
+                .then_some((sweep.value, point.name))
+        }))
+        .collect();
+    points.sort_unstable();
+    points
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +300,22 @@ mod tests {
                 info.name
             );
         }
+    }
+
+    #[test]
+    fn a_parameters_points_are_its_default_and_its_compiled_values_in_order() {
+        let catalog = catalog();
+        let design = catalog.iter().find(|i| i.name == "rounds-wheel").unwrap();
+        let tick = design.tunables.iter().find(|p| p.name == "tick").unwrap();
+        assert_eq!(
+            sweep_points(&catalog, design, tick),
+            [
+                (1, "rounds-wheel"),
+                (10, "rounds-wheel@tick=10"),
+                (100, "netty-wheel"),
+                (1_000, "rounds-wheel@tick=1000")
+            ]
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@
 use std::path::Path;
 
 use algorithms::Family;
-use algorithms::registry::AlgorithmInfo;
+use algorithms::registry::{self, AlgorithmInfo};
 use algorithms::systems::System;
 use anyhow::{Context, Result, bail};
 
@@ -83,26 +83,15 @@ pub fn parameter_table(catalog: &[AlgorithmInfo]) -> String {
     let mut rows = String::new();
     for design in catalog.iter().filter(|a| a.sweep.is_none()) {
         for param in design.tunables {
-            let mut values: Vec<(u64, String)> = vec![(param.default, "default".to_owned())];
-            for point in catalog.iter() {
-                let Some(sweep) = point.sweep else { continue };
-                if sweep.design == design.name && sweep.param == param.name {
-                    let note = if point.variant {
-                        String::new()
-                    } else {
-                        format!("`{}`", point.name)
-                    };
-                    values.push((sweep.value, note));
-                }
-            }
-            values.sort_unstable();
-            let values: Vec<String> = values
+            let values: Vec<String> = registry::sweep_points(catalog, design, param)
                 .into_iter()
-                .map(|(value, note)| {
-                    if note.is_empty() {
+                .map(|(value, row)| {
+                    if row == design.name {
+                        format!("{value} (default)")
+                    } else if catalog.iter().any(|a| a.name == row && a.variant) {
                         value.to_string()
                     } else {
-                        format!("{value} ({note})")
+                        format!("{value} (`{row}`)")
                     }
                 })
                 .collect();

@@ -412,16 +412,12 @@ fn list(scale: workloads::Scale) {
     );
     for info in catalog.iter().filter(|info| info.sweep.is_none()) {
         for param in info.tunables {
-            let mut points: Vec<(u64, &str)> = vec![(param.default, "default")];
-            points.extend(catalog.iter().filter_map(|point| {
-                let sweep = point.sweep?;
-                (sweep.design == info.name && sweep.param == param.name)
-                    .then_some((sweep.value, point.name))
-            }));
-            points.sort_unstable();
-            let values: Vec<String> = points
-                .iter()
-                .map(|(value, row)| format!("{value} ({row})"))
+            let values: Vec<String> = registry::sweep_points(&catalog, info, param)
+                .into_iter()
+                .map(|(value, row)| {
+                    let row = if row == info.name { "default" } else { row };
+                    format!("{value} ({row})")
+                })
                 .collect();
             println!(
                 "  {}:{}  {}: {}",

@@ -250,12 +250,7 @@ pub fn sweep_rows(catalog: &[AlgorithmInfo], text: &str) -> Result<Vec<&'static 
             names.join(", ")
         );
     };
-    let points: Vec<(u64, &'static str)> = std::iter::once((declared.default, info.name))
-        .chain(catalog.iter().filter_map(|point| {
-            let sweep = point.sweep?;
-            (sweep.design == design && sweep.param == param).then_some((sweep.value, point.name))
-        }))
-        .collect();
+    let points = registry::sweep_points(catalog, info, declared);
     let mut rows = Vec::new();
     for value in values.split(',') {
         let point = value
@@ -264,9 +259,7 @@ pub fn sweep_rows(catalog: &[AlgorithmInfo], text: &str) -> Result<Vec<&'static 
             .ok()
             .and_then(|v| points.iter().find(|(known, _)| *known == v));
         let Some(&(_, row)) = point else {
-            let mut compiled: Vec<u64> = points.iter().map(|(v, _)| *v).collect();
-            compiled.sort_unstable();
-            let compiled: Vec<String> = compiled.iter().map(u64::to_string).collect();
+            let compiled: Vec<String> = points.iter().map(|(v, _)| v.to_string()).collect();
             bail!(
                 "--param {text:?}: {design}'s {param} has no compiled point at {value:?}; the \
                  values a run can use are {} (default {}); another is one line in \
