@@ -59,6 +59,7 @@ const BUILTINS: &[Builtin] = &[
     builtin!("far-future", Population, ALL),
     builtin!("kafka-purgatory", Population, ALL),
     builtin!("heavy-tail", Population, ALL),
+    builtin!("mass-cancel", Population, ALL),
     builtin!("scaling-1e3", Duration, ALL),
     builtin!("scaling-1e4", Duration, ALL),
     builtin!("scaling-1e5", Duration, ALL),
@@ -67,7 +68,7 @@ const BUILTINS: &[Builtin] = &[
 ];
 
 /// Every built-in workload at `scale`, in a fixed order: `uniform`, `timeouts`,
-/// `bimodal`, `burst`, `periodic`, `sparse`, `far-future`, `kafka-purgatory`, `heavy-tail`, then the scaling
+/// `bimodal`, `burst`, `periodic`, `sparse`, `far-future`, `kafka-purgatory`, `heavy-tail`, `mass-cancel`, then the scaling
 /// sweep `scaling-1e3`, `scaling-1e4`, ... (up to `1e5` at small scale, `1e6` at
 /// default, `1e7` at large). See the module documentation of `builtin.rs` for
 /// what a scale changes.
@@ -92,7 +93,9 @@ pub fn builtins(scale: Scale) -> Vec<Spec> {
 
 /// Applies a scale to a spec read at the default scale.
 fn scaled(mut spec: Spec, scale: Scale, knob: Knob) -> Spec {
+    // Zero stays zero: a workload with no prefill (`mass-cancel`) keeps none.
     let multiply = |x: u64| match scale {
+        Scale::Small if x == 0 => 0,
         Scale::Small => (x.div_ceil(10)).max(1),
         Scale::Default => x,
         Scale::Large => x.saturating_mul(10),

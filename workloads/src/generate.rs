@@ -65,6 +65,9 @@ struct Generator<'a> {
     periods: Vec<Tick>,
     arrivals: Streams,
     arrivals_per_tick: f64,
+    /// The tick at which arrivals stop: the spec's `arrivals_until`, or its
+    /// `duration`.
+    arrivals_until: Tick,
     /// The continuous time of the last arrival.
     clock: f64,
 }
@@ -84,6 +87,7 @@ pub(crate) fn generate(spec: &Spec, plan: &Plan, seed: u64) -> Tape {
         periods: Vec::new(),
         arrivals: Streams::new(&key, ARRIVAL_STREAMS),
         arrivals_per_tick: plan.arrivals_per_tick,
+        arrivals_until: spec.arrival_window(),
         clock: 0.0,
     };
     generator.prefill_periodic(
@@ -181,14 +185,16 @@ impl Generator<'_> {
         }
     }
 
-    /// Schedules the next arrival, if it falls before the end.
+    /// Schedules the next arrival, if it falls before arrivals stop. The stop
+    /// is checked on the continuous clock, like the end, so that a spec
+    /// without `arrivals_until` makes the same tape as before the field existed.
     fn schedule_arrival(&mut self) {
         if self.arrivals_per_tick <= 0.0 {
             return;
         }
         self.clock +=
             -crate::math::ln(open_unit(&mut self.arrivals.choice)) / self.arrivals_per_tick;
-        if self.clock < self.duration as f64 {
+        if self.clock < self.arrivals_until as f64 {
             self.schedule(self.clock.floor() as i64, What::Arrival);
         }
     }

@@ -109,6 +109,13 @@ pub struct Spec {
     /// `pending`. Set it to study a growing or draining queue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals_per_tick: Option<f64>,
+    /// The tick at which arrivals stop, 1 to `duration`. Default: `duration`,
+    /// so timers arrive throughout. After it the queue only fires and cancels
+    /// what it holds and then sits idle: a spike that is drained, or a
+    /// population armed and then cancelled (`mass-cancel`), which is where a
+    /// queue that keeps its memory after the work is done shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals_until: Option<Tick>,
     /// The delay of a timer: its deadline minus the time it is inserted.
     pub delay: Distribution,
     /// Deadlines are rounded up to a multiple of this many ticks, 1 to 2^40
@@ -291,6 +298,12 @@ impl Spec {
         self.plan_in(&self.origin()).map(|plan| plan.expected_ops)
     }
 
+    /// The ticks during which timers arrive: `0..arrivals_until`, all of the
+    /// measured phase by default.
+    pub(crate) fn arrival_window(&self) -> Tick {
+        self.arrivals_until.unwrap_or(self.duration)
+    }
+
     /// How this spec is named in messages when it has no file.
     fn origin(&self) -> String {
         format!("workload {:?}", self.name)
@@ -320,8 +333,9 @@ impl Spec {
             .arrivals_per_tick
             .unwrap_or_else(|| mortal as f64 / estimate.mean_lifetime());
         let duration = self.duration as f64;
+        let arriving = self.arrival_window() as f64;
         let expected_ops = self.pending as f64
-            + arrivals_per_tick * duration * estimate.ops_per_arrival
+            + arrivals_per_tick * arriving * estimate.ops_per_arrival
             + periodic_tasks as f64 * duration * estimate.fires_per_task_tick;
         // Every field is in range, but a derived quantity could still
         // overflow; refuse it here rather than run a tape built from a NaN.
@@ -400,6 +414,9 @@ impl Spec {
         }
         if let Some(rate) = self.arrivals_per_tick {
             check_real("arrivals_per_tick", rate, 0.0, MAX_OPERATIONS)?;
+        }
+        if let Some(until) = self.arrivals_until {
+            check_ticks("arrivals_until", until, 1, self.duration)?;
         }
         self.delay.validate("delay")?;
         check_ticks("granularity", self.granularity, 1, MAX_DURATION)?;

@@ -30,7 +30,8 @@ fn syntax_errors_show_the_line_and_the_valid_choices() {
             format!("{HEAD}delya = {{ kind = \"constant\", value = 5 }}\n"),
             "line 5, column 1",
             "unknown field `delya`, expected one of `name`, `description`, `duration`, `pending`, \
-             `arrivals_per_tick`, `delay`, `granularity`, `cancel`, `periodic`, `rearm`",
+             `arrivals_per_tick`, `arrivals_until`, `delay`, `granularity`, `cancel`, `periodic`, \
+             `rearm`",
         ),
         (
             format!("{HEAD}delay = {{ kind = \"gaussian\", mean = 5 }}\n"),
@@ -196,6 +197,18 @@ fn out_of_range_values_name_their_field() {
             vec![],
             "arrivals_per_tick",
             "is NaN",
+        ),
+        (
+            "arrivals_until = 0\n",
+            vec![],
+            "arrivals_until",
+            "is 0; it must be a whole number of ticks from 1 to 1000",
+        ),
+        (
+            "arrivals_until = 1_001\n",
+            vec![],
+            "arrivals_until",
+            "is 1001; it must be a whole number of ticks from 1 to 1000",
         ),
         (
             "",
