@@ -45,7 +45,9 @@ use workloads::{Op, Tape};
 use crate::alloc;
 use crate::passes::{Batches, Latency, OverBudget, Throughput, Untimed, Verify, elapsed_ns};
 use crate::plan::{self, Ask, Pass};
-use crate::replay::{Buffers, Checksum, Driver, Hooks, prefilled, replay, replay_measured, retire};
+use crate::replay::{
+    Buffers, Checksum, Driver, Hooks, idle, prefilled, replay, replay_measured, retire,
+};
 
 /// A workload ready to be replayed: its tape and what the exact reference model
 /// did.
@@ -222,6 +224,9 @@ pub struct Measurement {
     pub checksum: Checksum,
     /// Peak bytes held by the queue during the verification pass.
     pub peak_bytes: u64,
+    /// What the queue still held when the verification pass's measured phase
+    /// ended, and after the quiet period that follows it (see [`Retained`]).
+    pub retained: Retained,
     /// Allocation calls during the measured phase of the first whole pass.
     pub allocs_measured: u64,
     /// Nanoseconds of each whole pass's measured phase.
@@ -232,6 +237,38 @@ pub struct Measurement {
     pub latency: Latency,
     /// Wall time of every pass, in milliseconds.
     pub wall_ms: u64,
+}
+
+/// The memory a queue keeps after the work is done: its heap bytes, and the
+/// timers still pending, at the end of the verification pass's measured phase
+/// and again after a quiet period ([`quiet_until`]) in which nothing is
+/// inserted, cancelled or moved and the driver only fires what falls due. A
+/// queue that frees what it no longer needs holds about its pending timers'
+/// worth; one that keeps cancelled entries until their slot comes round, or
+/// the capacity of its largest moment, holds more (`mass-cancel` shows it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Retained {
+    /// Heap bytes held at the end of the measured phase.
+    pub end_bytes: u64,
+    /// Timers pending then.
+    pub end_pending: u64,
+    /// Heap bytes held after the quiet period.
+    pub quiet_bytes: u64,
+    /// Timers pending then.
+    pub quiet_pending: u64,
+}
+
+/// Where the quiet period after a measured phase ending at `end` stops: as
+/// long again as the measured phase, cut short at the last tick `Q` takes
+/// ([`Algorithm::TICK_LIMIT`]) and, for a ticked wheel, at the run's
+/// `max_ticks`, so that it never asks of an algorithm what admitting it did
+/// not check; never before `end`.
+pub fn quiet_until<Q: Algorithm>(end: Tick, max_ticks: Tick) -> Tick {
+    let mut until = end.saturating_mul(2).min(Q::TICK_LIMIT);
+    if Q::TICKED {
+        until = until.min(max_ticks);
+    }
+    until.max(end)
 }
 
 /// One algorithm's result on one workload.
@@ -352,6 +389,29 @@ impl<'a> Workbench<'a> {
         hooks: &mut H,
     ) {
         replay_measured(queue, &self.prepared.tape, self.driver, buffers, hooks);
+    }
+
+    /// Reads what `queue` holds at the end of its measured phase, lets it sit
+    /// through the quiet period ([`quiet_until`]) and reads it again; bytes
+    /// are counted above `baseline`, the live bytes before the queue was made.
+    /// Untimed, and after the checksum's last event, so it changes no figure
+    /// but these.
+    fn quiet_period<Q: Algorithm + driven::Driven>(
+        &self,
+        queue: &mut Q,
+        buffers: &mut Buffers<Q::Key>,
+        baseline: u64,
+    ) -> Retained {
+        let held = || alloc::snapshot().live.saturating_sub(baseline);
+        let (end_bytes, end_pending) = (held(), queue.len() as u64);
+        let until = quiet_until::<Q>(self.prepared.tape.end, self.prepared.max_ticks);
+        idle(queue, until, self.driver, buffers, &mut Untimed);
+        Retained {
+            end_bytes,
+            end_pending,
+            quiet_bytes: held(),
+            quiet_pending: queue.len() as u64,
+        }
     }
 
     /// A whole pass: the measured phase between two clock reads, with nothing
@@ -503,6 +563,7 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
         }
         let counters = queue.counters().since(&counters_at_prefill);
         let peak_bytes = alloc::snapshot().peak.saturating_sub(baseline);
+        let retained = bench.quiet_period(&mut queue, buffers, baseline);
         retire(queue, buffers);
         if verify.checksum != want {
             return Err(Mismatch {
@@ -529,6 +590,7 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
             max_lateness: verify.max_lateness,
             checksum: verify.checksum,
             peak_bytes,
+            retained,
             allocs_measured: 0,
             whole: Vec::new(),
             batched: Vec::new(),
@@ -892,6 +954,42 @@ mod tests {
                 }
             }
         };
+    }
+
+    /// A heap that declares itself a ticked wheel whose last tick is 1,000,
+    /// for the quiet period's bounds.
+    struct ShortTicked(IndexedBinaryHeap<Payload>);
+    delegates_to_heap!(ShortTicked);
+    impl Algorithm for ShortTicked {
+        const NAME: &'static str = "short-ticked";
+        const SUMMARY: &'static str = "a ticked queue that ends at tick 1,000";
+        const FAMILY: algorithms::Family = algorithms::Family::Seed;
+        const TICKED: bool = true;
+        const TICK_LIMIT: Tick = 1_000;
+        fn with_defaults() -> Self {
+            Self(IndexedBinaryHeap::new())
+        }
+        fn params(&self) -> String {
+            "-".to_owned()
+        }
+    }
+
+    #[test]
+    fn the_quiet_period_is_as_long_as_the_run_within_what_the_queue_takes() {
+        // As long again as the measured phase...
+        assert_eq!(quiet_until::<IndexedBinaryHeap<Payload>>(400, 10), 800);
+        assert_eq!(quiet_until::<IndexedBinaryHeap<Payload>>(0, 10), 0);
+        let limit = IndexedBinaryHeap::<Payload>::TICK_LIMIT;
+        assert_eq!(
+            quiet_until::<IndexedBinaryHeap<Payload>>(limit / 2 + 1, 10),
+            limit
+        );
+        // ...but not past the queue's last tick, nor a ticked wheel's
+        // `--max-ticks`, nor before the end.
+        assert_eq!(quiet_until::<ShortTicked>(400, 10_000), 800);
+        assert_eq!(quiet_until::<ShortTicked>(700, 10_000), 1_000);
+        assert_eq!(quiet_until::<ShortTicked>(400, 500), 500);
+        assert_eq!(quiet_until::<ShortTicked>(400, 300), 400);
     }
 
     /// A heap that declares room for no timer: every workload skips it.

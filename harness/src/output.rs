@@ -104,6 +104,13 @@ pub struct RunRow {
     max_lateness_ticks: Option<u64>,
     checksum: String,
     wall_ms: Option<u64>,
+    /// What the queue held at the end of the measured phase, and after the
+    /// quiet period ([`crate::bench::Retained`]): after every older column, so
+    /// that columns placed by position stay where they were.
+    retained_bytes: Option<u64>,
+    retained_pending: Option<u64>,
+    quiet_bytes: Option<u64>,
+    quiet_pending: Option<u64>,
     /// The run the row belongs to (see [`Rows::new`]): the last column, so
     /// that columns placed by position stay where they were.
     run_id: String,
@@ -437,6 +444,10 @@ impl Rows {
             max_lateness_ticks: m.map(|m| m.max_lateness),
             checksum: m.map_or_else(String::new, |m| m.checksum.to_hex()),
             wall_ms: m.map(|m| m.wall_ms),
+            retained_bytes: m.map(|m| m.retained.end_bytes),
+            retained_pending: m.map(|m| m.retained.end_pending),
+            quiet_bytes: m.map(|m| m.retained.quiet_bytes),
+            quiet_pending: m.map(|m| m.retained.quiet_pending),
             run_id: self.run_id.clone(),
         });
         // A skipped run has no timings.

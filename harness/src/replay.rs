@@ -306,6 +306,24 @@ pub fn replay_measured<Q: Driven, H: Hooks<Q>>(
     replay(queue, tape, measured, true, driver, buffers, hooks);
 }
 
+/// Lets `queue` sit idle until `until`: no operations, only the wakeups its
+/// driver makes on the way (each expiry for the event driver, each tick for the
+/// tick driver), which fire what falls due. The quiet period after a measured
+/// phase, before the last reading of what the queue still holds.
+pub fn idle<Q: Driven, H: Hooks<Q>>(
+    queue: &mut Q,
+    until: Tick,
+    driver: Driver,
+    buffers: &mut Buffers<Q::Key>,
+    hooks: &mut H,
+) {
+    let Buffers { handles, out } = buffers;
+    match driver {
+        Driver::Event => Wake::<false>::of(queue).arrive(queue, until, handles, out, hooks),
+        Driver::Tick => Wake::<true>::of(queue).arrive(queue, until, handles, out, hooks),
+    }
+}
+
 /// Ends a replay: hands the keys of the timers still pending back to `queue`
 /// ([`Driven::release`], for a crate whose keys must be consumed), empties
 /// `buffers.handles` and drops the queue. Untimed.

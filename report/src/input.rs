@@ -130,6 +130,22 @@ pub struct RunRow {
     pub cascades: Option<u64>,
     /// Peak heap bytes over the largest pending population.
     pub bytes_per_pending: Option<f64>,
+    /// Peak heap bytes held by the queue (absent in files made before the
+    /// memory kept after the work was recorded, like the four below).
+    #[serde(default)]
+    pub peak_bytes: Option<u64>,
+    /// Heap bytes the queue held at the end of the measured phase.
+    #[serde(default)]
+    pub retained_bytes: Option<u64>,
+    /// Timers pending then.
+    #[serde(default)]
+    pub retained_pending: Option<u64>,
+    /// Heap bytes the queue held after the quiet period that follows.
+    #[serde(default)]
+    pub quiet_bytes: Option<u64>,
+    /// Timers pending then.
+    #[serde(default)]
+    pub quiet_pending: Option<u64>,
     /// The largest lateness in ticks (0 for an exact algorithm).
     pub max_lateness_ticks: Option<u64>,
     /// The run that wrote the row (`None` in files made before run ids).

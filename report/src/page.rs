@@ -47,6 +47,13 @@ is doing. A last-level miss is a load from memory in that model (no prefetcher, 
 const READ_MEMORY: &str = "Peak heap bytes held by the queue divided by the largest pending count, \
     per algorithm and size. A wheel's fixed slot arrays dominate at small N and amortise at large N; \
     a flat line is a per-timer cost.";
+const READ_RETAINED: &str = "On each workload whose measured phase ends with under a tenth of its \
+    largest pending population still pending, the heap bytes each queue held at its peak, at the end \
+    of the measured phase, and after a quiet period as long again in which nothing is inserted or \
+    cancelled and the driver only fires what falls due (every figure from the verification pass). A \
+    queue that gives back what it no longer needs ends near zero; one that keeps its arena's \
+    capacity, or cancelled entries until their slot comes round, keeps its peak. The smallest figure \
+    after the quiet period is in bold.";
 const READ_COUNTERS: &str = "Deterministic work counters of the measured phase (the same seed gives \
     the same values on every machine), one bar per algorithm, grouped by workload, on a log axis. A \
     zero draws no bar; a cross on the axis marks a skipped run. These counters show work that fires \
@@ -181,6 +188,20 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
                 Part::Chart(memory),
                 Part::Table(tables::memory_table(model)),
             ],
+        });
+    }
+    let drained = tables::drained_workloads(model);
+    if !drained.is_empty() {
+        out.push(Section {
+            title: "Memory kept after the work".to_owned(),
+            parts: std::iter::once(Part::Text(READ_RETAINED.to_owned()))
+                .chain(drained.iter().flat_map(|workload| {
+                    [
+                        Part::Text(format!("`{workload}`:")),
+                        Part::Table(tables::retained_table(model, workload)),
+                    ]
+                }))
+                .collect(),
         });
     }
     if let Some(section) = counts_section(model, &chart) {

@@ -355,6 +355,104 @@ pub fn memory_table(model: &Model) -> Table {
     }
 }
 
+/// A workload whose measured phase ends with at most this share of its largest
+/// pending population still pending has done its work: what a queue holds
+/// then is what it kept, not what it needs.
+pub const DRAINED_SHARE: f64 = 0.1;
+
+/// The workloads that drain by the end of their measured phase (see
+/// [`DRAINED_SHARE`]), in the model's order: those of which some measured row
+/// has the retained columns and ends with that few timers pending.
+pub fn drained_workloads(model: &Model) -> Vec<String> {
+    model
+        .workloads
+        .iter()
+        .filter(|workload| {
+            model.algorithms.iter().any(|a| {
+                model.run(&a.name, workload).is_some_and(|r| {
+                    r.is_ok()
+                        && r.retained_pending
+                            .is_some_and(|left| left as f64 <= DRAINED_SHARE * r.max_pending as f64)
+                })
+            })
+        })
+        .cloned()
+        .collect()
+}
+
+/// Bytes as a reader takes them in: bytes below a KiB, then KiB or MiB with
+/// two decimals.
+pub fn format_bytes(bytes: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let b = bytes as f64;
+    if b < KIB {
+        format!("{bytes} B")
+    } else if b < KIB * KIB {
+        format!("{:.2} KiB", b / KIB)
+    } else {
+        format!("{:.2} MiB", b / (KIB * KIB))
+    }
+}
+
+/// The memory each algorithm kept after the work of `workload` was done: its
+/// peak, what it held at the end of the measured phase (with the timers still
+/// pending), after the quiet period, and that last as a share of the peak. The
+/// smallest figure after the quiet period is the column's best.
+pub fn retained_table(model: &Model, workload: &str) -> Table {
+    let quiet: Vec<Option<u64>> = model
+        .algorithms
+        .iter()
+        .map(|a| {
+            model
+                .run(&a.name, workload)
+                .filter(|r| r.is_ok())
+                .and_then(|r| r.quiet_bytes)
+        })
+        .collect();
+    let least = quiet.iter().flatten().min().copied();
+    let rows = family_rows(model, |i| {
+        let Some(r) = model.run(&model.algorithms[i].name, workload) else {
+            return vec![TableCell::plain(MISSING); 4];
+        };
+        if !r.is_ok() {
+            return vec![TableCell::plain(SKIPPED); 4];
+        }
+        let bytes = |b: Option<u64>| b.map_or_else(|| MISSING.to_owned(), format_bytes);
+        let end = match (r.retained_bytes, r.retained_pending) {
+            (Some(b), Some(left)) => {
+                format!("{} ({} pending)", format_bytes(b), format_count(left))
+            }
+            _ => MISSING.to_owned(),
+        };
+        let kept = match (r.quiet_bytes, r.peak_bytes) {
+            (Some(q), Some(p)) if p > 0 => format!("{:.0}%", 100.0 * q as f64 / p as f64),
+            _ => MISSING.to_owned(),
+        };
+        vec![
+            TableCell::plain(bytes(r.peak_bytes)),
+            TableCell::plain(end),
+            TableCell {
+                best: quiet[i].is_some() && quiet[i] == least,
+                ..TableCell::plain(bytes(r.quiet_bytes))
+            },
+            TableCell::plain(kept),
+        ]
+    });
+    Table {
+        numeric: true,
+        headers: [
+            "algorithm",
+            "peak",
+            "at the end (pending)",
+            "after the quiet period",
+            "kept of the peak",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+        rows,
+    }
+}
+
 /// The largest lateness in ticks of every inexact algorithm, per workload.
 /// `None` when every algorithm is exact.
 pub fn lateness_table(model: &Model) -> Option<Table> {
@@ -957,6 +1055,57 @@ mod tests {
         ];
         assert_eq!(memory_latency(&probe), "16 KiB: 1.25 ns, 64 MiB: 95.0 ns");
         assert_eq!(memory_latency(&[]), "not measured");
+    }
+
+    #[test]
+    fn bytes_read_as_b_kib_and_mib() {
+        assert_eq!(format_bytes(0), "0 B");
+        assert_eq!(format_bytes(1023), "1023 B");
+        assert_eq!(format_bytes(1536), "1.50 KiB");
+        assert_eq!(format_bytes(3 << 20), "3.00 MiB");
+    }
+
+    #[test]
+    fn a_workload_that_drains_gets_a_table_of_the_memory_kept() {
+        // The fixture predates the retained columns: no workload drains.
+        let mut results = crate::fixture_model().results;
+        assert!(drained_workloads(&Model::new(results.clone())).is_empty());
+        // Give `uniform` a drained end: binary-heap keeps half its peak,
+        // sorted-list gives everything back.
+        for run in results.runs.iter_mut().filter(|r| r.workload == "uniform") {
+            let peak = 1 << 20;
+            let kept = if run.algorithm == "sorted-list" {
+                0
+            } else {
+                peak / 2
+            };
+            run.peak_bytes = Some(peak);
+            run.retained_bytes = Some(peak);
+            run.retained_pending = Some(run.max_pending / 20);
+            run.quiet_bytes = Some(kept);
+            run.quiet_pending = Some(0);
+        }
+        let model = Model::new(results);
+        assert_eq!(drained_workloads(&model), ["uniform"]);
+        let table = retained_table(&model, "uniform");
+        let row = |name: &str| -> Vec<TableCell> {
+            table
+                .rows
+                .iter()
+                .find_map(|row| match row {
+                    Row::Cells(cells) if cells[0].text == name => Some(cells.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("no row {name}"))
+        };
+        let heap = row("binary-heap");
+        assert_eq!(heap[1].text, "1.00 MiB");
+        assert!(heap[2].text.starts_with("1.00 MiB ("), "{}", heap[2].text);
+        assert_eq!(heap[3].text, "512.00 KiB");
+        assert_eq!(heap[4].text, "50%");
+        assert!(!heap[3].best);
+        let list = row("sorted-list");
+        assert_eq!((list[3].text.as_str(), list[3].best), ("0 B", true));
     }
 
     #[test]
