@@ -60,6 +60,8 @@ const BUILTINS: &[Builtin] = &[
     builtin!("kafka-purgatory", Population, ALL),
     builtin!("heavy-tail", Population, ALL),
     builtin!("mass-cancel", Population, ALL),
+    builtin!("kernel-timeouts", Population, ALL),
+    builtin!("idle-reset", Population, ALL),
     builtin!("scaling-1e3", Duration, ALL),
     builtin!("scaling-1e4", Duration, ALL),
     builtin!("scaling-1e5", Duration, ALL),
@@ -68,7 +70,7 @@ const BUILTINS: &[Builtin] = &[
 ];
 
 /// Every built-in workload at `scale`, in a fixed order: `uniform`, `timeouts`,
-/// `bimodal`, `burst`, `periodic`, `sparse`, `far-future`, `kafka-purgatory`, `heavy-tail`, `mass-cancel`, then the scaling
+/// `bimodal`, `burst`, `periodic`, `sparse`, `far-future`, `kafka-purgatory`, `heavy-tail`, `mass-cancel`, `kernel-timeouts`, `idle-reset`, then the scaling
 /// sweep `scaling-1e3`, `scaling-1e4`, ... (up to `1e5` at small scale, `1e6` at
 /// default, `1e7` at large). See the module documentation of `builtin.rs` for
 /// what a scale changes.
