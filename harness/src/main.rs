@@ -434,6 +434,12 @@ fn list(scale: workloads::Scale) {
     let width = specs.iter().map(|s| s.name().len()).max().unwrap_or(0);
     for spec in &specs {
         println!("  {:width$}  {}", spec.name(), spec.description());
+        // The source goes on a second line, under the description, so that
+        // the names and descriptions stay one line each to scan. Every
+        // built-in has one (a test in `workloads` holds them to it).
+        if let Some(source) = spec.source() {
+            println!("  {:width$}  source: {source}", "");
+        }
     }
 }
 
