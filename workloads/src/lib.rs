@@ -7,6 +7,8 @@
 //! with the tick of each. The harness replays the same tape against every
 //! algorithm, so they all do exactly the same work, and no random number is drawn
 //! while the clock runs. A recorded trace ([`load_trace`]) is a tape too.
+//! [`Shape::of`] measures a tape (operations, cancels, reschedules, delay
+//! percentiles, peak pending); the README's table of built-ins shows it.
 //! Architecture invariant: this crate knows no algorithm; it does not depend on
 //! the `algorithms` crate.
 //!
@@ -61,6 +63,7 @@ mod generate;
 mod input;
 mod lifecycle;
 mod math;
+mod shape;
 mod spec;
 mod streams;
 mod trace;
@@ -72,6 +75,7 @@ pub use builtin::builtins;
 pub use dist::{Distribution, Part};
 pub use error::WorkloadError;
 pub use input::{MAX_SPEC_BYTES, MAX_TAPE_OPS, MAX_TRACE_LINE_BYTES};
+pub use shape::{Delays, Shape};
 pub use spec::{BOM, Cancel, Periodic, Rearm, Spec, check_name, decode_text, load_spec};
 pub use trace::load_trace;
 
