@@ -40,9 +40,9 @@ compare:
 	@test -n "$(NEW)" || { echo "make compare: say which run to judge, e.g. make compare NEW=/tmp/mine (BASE defaults to results)" >&2; exit 2; }
 	$(CARGO) run --release --quiet -p harness --bin timerbench -- compare $(BASE) $(NEW) $(ARGS)
 
-## docs: rewrite README.md's algorithm tables from the registry (after adding or changing an algorithm; `make test` fails until they match).
+## docs: rewrite README.md's algorithm tables from the registry and workloads/README.md's table of built-in workloads from their tapes (after adding or changing an algorithm or a workload; `make test` fails until they match).
 docs:
-	$(CARGO) run --quiet -p harness --bin timerbench -- docs --readme README.md
+	$(CARGO) run --quiet -p harness --bin timerbench -- docs --readme README.md --workloads-readme workloads/README.md
 
 ## report: SVG charts, index.html and REPORT.md from the files in $(OUT)/, into $(OUT)/report/ (runs no benchmark).
 report:

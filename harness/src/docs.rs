@@ -11,6 +11,12 @@
 //! A second block, between [`SYSTEMS_BEGIN_MARKER`] and [`SYSTEMS_END_MARKER`],
 //! is the table of the real systems and the rows that model them, from
 //! [`algorithms::systems::SYSTEMS`] ([`systems_table`]), held to it the same way.
+//!
+//! `workloads/README.md` holds a third block, between the markers of
+//! [`workloads::readme`]: what each built-in workload models, its source and
+//! the shape of its default-scale tape ([`workloads_table`]). That crate's
+//! `tests/builtins.rs` holds the README to it, from the tapes its other tests
+//! generate anyway.
 
 use std::path::Path;
 
@@ -18,6 +24,7 @@ use algorithms::Family;
 use algorithms::registry::{self, AlgorithmInfo};
 use algorithms::systems::System;
 use anyhow::{Context, Result, bail};
+use workloads::{Scale, Shape, Spec};
 
 /// The line that opens the generated block in the README.
 pub const BEGIN_MARKER: &str = "<!-- algorithms: generated from the registry by `make docs`; edit each algorithm's SUMMARY, not this table -->";
@@ -204,15 +211,61 @@ pub fn readme_is_current(path: &Path, catalog: &[AlgorithmInfo]) -> Result<bool>
     Ok(readme == expected)
 }
 
-/// Rewrites the generated block of the README at `path` (atomically: a
-/// temporary file renamed over it); returns whether it changed.
+/// Rewrites the generated block of the README at `path`; returns whether it
+/// changed.
 pub fn update_readme(path: &Path, catalog: &[AlgorithmInfo]) -> Result<bool> {
     let (readme, updated) = current_and_expected(path, catalog)?;
-    if updated == readme {
+    write_if_changed(path, &readme, &updated)
+}
+
+/// The workloads README's block: every built-in at the default scale, with
+/// the shape of its tape at [`DEFAULT_SEED`](crate::DEFAULT_SEED). It
+/// generates every default-scale tape, a few seconds' work.
+pub fn workloads_table() -> String {
+    let specs = workloads::builtins(Scale::Default);
+    let rows: Vec<(&Spec, Shape)> = specs
+        .iter()
+        .map(|spec| (spec, Shape::of(&spec.generate(crate::DEFAULT_SEED))))
+        .collect();
+    workloads::readme::builtin_table(&rows, crate::DEFAULT_SEED)
+}
+
+/// The workloads README at `path` as it is, and as it should be.
+fn workloads_current_and_expected(path: &Path) -> Result<(String, String)> {
+    let readme =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let expected = replace_between(
+        &readme,
+        workloads::readme::BEGIN_MARKER,
+        workloads::readme::END_MARKER,
+        &workloads_table(),
+    )
+    .with_context(|| path.display().to_string())?;
+    Ok((readme, expected))
+}
+
+/// Whether the workloads README at `path` has the built-ins' current table.
+pub fn workloads_readme_is_current(path: &Path) -> Result<bool> {
+    let (readme, expected) = workloads_current_and_expected(path)?;
+    Ok(readme == expected)
+}
+
+/// Rewrites the generated block of the workloads README at `path`; returns
+/// whether it changed.
+pub fn update_workloads_readme(path: &Path) -> Result<bool> {
+    let (readme, updated) = workloads_current_and_expected(path)?;
+    write_if_changed(path, &readme, &updated)
+}
+
+/// Writes `updated` to `path` unless it equals `current`, atomically (a
+/// temporary file renamed over it, so that an interrupted run leaves the old
+/// file whole); returns whether it wrote.
+fn write_if_changed(path: &Path, current: &str, updated: &str) -> Result<bool> {
+    if updated == current {
         return Ok(false);
     }
     let temporary = path.with_extension(format!("md.tmp-{}", std::process::id()));
-    std::fs::write(&temporary, &updated)
+    std::fs::write(&temporary, updated)
         .with_context(|| format!("cannot write {}", temporary.display()))?;
     std::fs::rename(&temporary, path)
         .with_context(|| format!("cannot replace {}", path.display()))?;

@@ -93,12 +93,18 @@ enum Command {
     },
     /// Rewrite the README's algorithm tables from the registry (each row's
     /// summary, parameters and source file, and the count of rows), between
-    /// its `<!-- algorithms: ... -->` markers. `--check` changes nothing and
-    /// fails when the README is out of date.
+    /// its `<!-- algorithms: ... -->` markers, and with `--workloads-readme`
+    /// the table of built-in workloads and their tapes' shapes between its
+    /// `<!-- builtins: ... -->` markers. `--check` changes nothing and fails
+    /// when a README is out of date.
     Docs {
         /// The README to update.
         #[arg(long, default_value = "README.md")]
         readme: PathBuf,
+        /// The workloads README to update too (`workloads/README.md`); its
+        /// table generates every default-scale tape, a few seconds' work.
+        #[arg(long, value_name = "PATH")]
+        workloads_readme: Option<PathBuf>,
         /// Only check: exit 1 when the README's tables differ from the registry.
         #[arg(long)]
         check: bool,
@@ -360,7 +366,11 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Crosscheck(args) => crosscheck(args),
         Command::Agreement { base, new } => agreement(&base, &new),
-        Command::Docs { readme, check } => docs(&readme, check),
+        Command::Docs {
+            readme,
+            workloads_readme,
+            check,
+        } => docs(&readme, workloads_readme.as_deref(), check),
         Command::Compare {
             base,
             new,
@@ -434,6 +444,12 @@ fn list(scale: workloads::Scale) {
     let width = specs.iter().map(|s| s.name().len()).max().unwrap_or(0);
     for spec in &specs {
         println!("  {:width$}  {}", spec.name(), spec.description());
+        // The source goes on a second line, under the description, so that
+        // the names and descriptions stay one line each to scan. Every
+        // built-in has one (a test in `workloads` holds them to it).
+        if let Some(source) = spec.source() {
+            println!("  {:width$}  source: {source}", "");
+        }
     }
 }
 
@@ -667,8 +683,13 @@ fn agreement(base: &std::path::Path, new: &std::path::Path) -> Result<(), Failur
     Ok(())
 }
 
-/// `timerbench docs`: the README's algorithm tables from the registry.
-fn docs(readme: &std::path::Path, check: bool) -> Result<(), Failure> {
+/// `timerbench docs`: the README's algorithm tables from the registry, and
+/// the workloads README's table of built-ins from their tapes.
+fn docs(
+    readme: &std::path::Path,
+    workloads_readme: Option<&std::path::Path>,
+    check: bool,
+) -> Result<(), Failure> {
     let catalog = registry::catalog();
     if check {
         let current = harness::docs::readme_is_current(readme, &catalog).map_err(Failure::Input)?;
@@ -679,14 +700,32 @@ fn docs(readme: &std::path::Path, check: bool) -> Result<(), Failure> {
             )));
         }
         println!("{} is up to date", readme.display());
+        if let Some(path) = workloads_readme {
+            let current =
+                harness::docs::workloads_readme_is_current(path).map_err(Failure::Input)?;
+            if !current {
+                return Err(Failure::Run(anyhow::anyhow!(
+                    "{}'s table of built-in workloads differs from the specs and their tapes: run `make docs`",
+                    path.display()
+                )));
+            }
+            println!("{} is up to date", path.display());
+        }
         return Ok(());
     }
+    let report = |path: &std::path::Path, changed: bool| {
+        println!(
+            "{} {}",
+            path.display(),
+            if changed { "updated" } else { "was up to date" }
+        );
+    };
     let changed = harness::docs::update_readme(readme, &catalog).map_err(Failure::Input)?;
-    println!(
-        "{} {}",
-        readme.display(),
-        if changed { "updated" } else { "was up to date" }
-    );
+    report(readme, changed);
+    if let Some(path) = workloads_readme {
+        let changed = harness::docs::update_workloads_readme(path).map_err(Failure::Input)?;
+        report(path, changed);
+    }
     Ok(())
 }
 

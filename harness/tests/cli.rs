@@ -94,6 +94,10 @@ fn list_shows_algorithms_and_workloads() {
     ] {
         assert!(text.contains(name), "list lacks {name}: {text}");
     }
+    assert!(
+        text.contains("source: Kafka's TestPurgatoryPerformance as run in KAFKA-2226"),
+        "list lacks kafka-purgatory's source: {text}"
+    );
 }
 
 #[test]

@@ -142,6 +142,21 @@ mod tests {
         }
     }
 
+    /// A user's spec may leave `source` out; a built-in may not, since the
+    /// README's table and `timerbench list` show every built-in's.
+    #[test]
+    fn every_builtin_names_its_source() {
+        for builtin in BUILTINS {
+            let spec = Spec::parse(builtin.text, builtin.file).unwrap_or_else(|e| panic!("{e}"));
+            assert!(
+                spec.source().is_some(),
+                "{}: no `source`; add one line naming the system, benchmark or issue it is \
+                 modelled on, or saying it is ours",
+                builtin.file
+            );
+        }
+    }
+
     #[test]
     fn scaling_multiplies_the_chosen_knob() {
         let spec = Spec::from_toml(BUILTINS[0].text, BUILTINS[0].file).unwrap();

@@ -7,6 +7,8 @@
 //! with the tick of each. The harness replays the same tape against every
 //! algorithm, so they all do exactly the same work, and no random number is drawn
 //! while the clock runs. A recorded trace ([`load_trace`]) is a tape too.
+//! [`Shape::of`] measures a tape (operations, cancels, reschedules, delay
+//! percentiles, peak pending); the README's table of built-ins shows it.
 //! Architecture invariant: this crate knows no algorithm; it does not depend on
 //! the `algorithms` crate.
 //!
@@ -61,6 +63,8 @@ mod generate;
 mod input;
 mod lifecycle;
 mod math;
+pub mod readme;
+mod shape;
 mod spec;
 mod streams;
 mod trace;
@@ -72,6 +76,7 @@ pub use builtin::builtins;
 pub use dist::{Distribution, Part};
 pub use error::WorkloadError;
 pub use input::{MAX_SPEC_BYTES, MAX_TAPE_OPS, MAX_TRACE_LINE_BYTES};
+pub use shape::{Delays, Shape};
 pub use spec::{BOM, Cancel, Periodic, Rearm, Spec, check_name, decode_text, load_spec};
 pub use trace::load_trace;
 
@@ -82,6 +87,11 @@ pub type Tick = u64;
 /// 1 ms. It equals the algorithms' `MAX_DEADLINE`; generated deadlines are
 /// clamped to it.
 pub const MAX_TIME: Tick = 1 << 62;
+
+/// The seed `timerbench run` uses unless told otherwise, and the one the
+/// README's table of built-in shapes is generated with. Nothing up our
+/// sleeves: the first hex digits of pi's fractional part.
+pub const DEFAULT_SEED: u64 = 0x243F_6A88_85A3_08D3;
 
 /// The version of the generator's behaviour. It is bumped whenever the same spec
 /// and seed would produce a different tape, and it is written into results so

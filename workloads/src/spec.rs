@@ -33,6 +33,13 @@ pub fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
+/// Whether `text` is one line with something on it: what a spec's
+/// `description` and `source` must be, since `timerbench list` and the README
+/// show each on a line of its own.
+fn is_one_line(text: &str) -> bool {
+    !text.trim().is_empty() && !text.contains(['\n', '\r'])
+}
+
 /// The UTF-8 byte-order mark some editors put at the start of a file.
 pub const BOM: &str = "\u{feff}";
 
@@ -71,6 +78,7 @@ const MAX_OPERATIONS: f64 = MAX_TAPE_OPS as f64;
 /// ```toml
 /// name = "timeouts"
 /// description = "Network request timeouts: ..."
+/// source = "ours: ..."         # optional: what it is modelled on
 /// duration = 30_000            # ticks of measured phase
 /// pending = 10_000             # timers at time 0, and on average
 /// delay = { kind = "uniform", min = 29_500, max = 30_500 }
@@ -94,6 +102,12 @@ pub struct Spec {
     pub name: String,
     /// One line naming the real system the workload models.
     pub description: String,
+    /// One line naming the system, benchmark or issue the workload is modelled
+    /// on, or saying that it is a synthetic shape of our own. Optional in a
+    /// user's spec; every built-in has one (a test holds them to it), and
+    /// `timerbench list` and the crate README's table show it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     /// Ticks in the measured phase, 1 to 2^40: operations happen at ticks
     /// `0..duration`, and the driver finally advances to `duration`. A driver
     /// that ticks visits every one of them, so this sets the cost of a ticked
@@ -271,6 +285,11 @@ impl Spec {
         &self.description
     }
 
+    /// One line naming what the workload is modelled on, if the spec says.
+    pub fn source(&self) -> Option<&str> {
+        self.source.as_deref()
+    }
+
     /// Generates the workload's operation tape for `seed`: the same spec and seed
     /// give the same tape on every platform. See the crate documentation.
     ///
@@ -399,10 +418,16 @@ impl Spec {
         if let Err(problem) = check_name(&self.name) {
             return Err(FieldError::new("name", problem));
         }
-        if self.description.trim().is_empty() || self.description.contains(['\n', '\r']) {
+        if !is_one_line(&self.description) {
             return Err(FieldError::new(
                 "description",
                 format!("is {:?}; it must be one non-empty line", self.description),
+            ));
+        }
+        if let Some(source) = self.source.as_deref().filter(|s| !is_one_line(s)) {
+            return Err(FieldError::new(
+                "source",
+                format!("is {source:?}; it must be one non-empty line, or be left out"),
             ));
         }
         check_ticks("duration", self.duration, 1, MAX_DURATION)?;
@@ -483,6 +508,10 @@ mod tests {
             );
         }
         assert_eq!(decode_text(b"\xef\xbb\xbfname = 1"), Ok("name = 1"));
+        assert!(is_one_line("Kafka's purgatory benchmark"));
+        for bad in ["", " \t", "two\nlines", "a\rb"] {
+            assert!(!is_one_line(bad), "{bad:?}");
+        }
         assert_eq!(decode_text(b"a\nb\n\xffc"), Err((3, 4)));
     }
 }

@@ -5,10 +5,11 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::OnceLock;
 
-use workloads::{Op, Scale, Spec, Tape, Tick, TimedOp, builtins};
+use workloads::{Op, Scale, Shape, Spec, Tape, Tick, TimedOp, builtins};
 
-/// Nothing up our sleeves: the first digits of pi.
-const SEED: u64 = 0x243F_6A88_85A3_08D3;
+/// `timerbench run`'s default seed (the first digits of pi), so that these
+/// tapes are the ones a default run replays and the README's table shows.
+const SEED: u64 = workloads::DEFAULT_SEED;
 
 fn builtin(scale: Scale, name: &str) -> Spec {
     builtins(scale)
@@ -35,6 +36,26 @@ fn default_tape(name: &str) -> &'static Tape {
         .iter()
         .find(|tape| tape.name == name)
         .unwrap_or_else(|| panic!("no built-in {name} at default scale"))
+}
+
+/// The shape of every default-scale tape, measured once.
+fn default_shapes() -> &'static [Shape] {
+    static SHAPES: OnceLock<Vec<Shape>> = OnceLock::new();
+    SHAPES.get_or_init(|| default_tapes().iter().map(Shape::of).collect())
+}
+
+/// The shape of a built-in's default-scale tape.
+fn default_shape(name: &str) -> &'static Shape {
+    let index = default_tapes()
+        .iter()
+        .position(|tape| tape.name == name)
+        .unwrap_or_else(|| panic!("no built-in {name} at default scale"));
+    &default_shapes()[index]
+}
+
+/// Whether `got` is within `tolerance` (a share of `want`) of `want`.
+fn near(got: f64, want: f64, tolerance: f64) -> bool {
+    (got - want).abs() <= tolerance * want.abs()
 }
 
 fn measured_ops(tape: &Tape) -> usize {
@@ -610,4 +631,185 @@ fn idle_reset_is_mostly_reschedules_of_a_five_second_timeout() {
     assert!(f.delays.iter().all(|&d| d == 5_000));
     let cancelled = f.cancelled as f64 / f.armed as f64;
     assert!(cancelled < 0.05, "cancelled {cancelled}");
+}
+
+/// `workloads/README.md`'s table of built-ins is what the code makes from
+/// these tapes now: a change to a spec, to the generator or to `Shape` fails
+/// here until `make docs` rewrites it. The tapes and shapes are the ones the
+/// other tests share, so the check costs almost nothing more.
+#[test]
+fn the_readme_table_matches_the_tapes() {
+    let specs = builtins(Scale::Default);
+    let rows: Vec<(&Spec, Shape)> = specs.iter().zip(default_shapes().iter().copied()).collect();
+    let block = workloads::readme::builtin_table(&rows, SEED);
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let readme = std::fs::read_to_string(path).expect("workloads/README.md");
+    assert!(
+        readme.contains(&block),
+        "workloads/README.md's table of built-ins differs from the specs and their tapes: \
+         run `make docs` and commit the result"
+    );
+}
+
+/// The figures each spec's header states for its default-scale tape (a
+/// synthetic shape's are its design, a modelled one's come from its source):
+/// measured inserts (with reschedules, for `bimodal`), and the share of
+/// timers cancelled, each within 3% of the figure. The shapes particular to
+/// one workload have tests of their own.
+#[test]
+fn the_tapes_hold_the_figures_their_headers_state() {
+    // (workload, measured inserts and reschedules, share cancelled)
+    let figures = [
+        ("uniform", 200_000.0, 0.0),
+        ("timeouts", 490_000.0, 0.95),
+        ("bimodal", 280_000.0, 0.0),
+        ("burst", 270_000.0, 0.0),
+        ("periodic", 371_000.0, 0.0),
+        ("sparse", 11_000.0, 0.0),
+        ("far-future", 290_000.0, 0.0),
+        ("scaling-1e3", 280_000.0, 0.37),
+        ("scaling-1e4", 280_000.0, 0.37),
+        ("scaling-1e5", 280_000.0, 0.37),
+        ("scaling-1e6", 280_000.0, 0.37),
+    ];
+    for (name, operations, cancelled) in figures {
+        let shape = default_shape(name);
+        let got = (shape.inserts + shape.reschedules) as f64;
+        assert!(
+            near(got, operations, 0.03),
+            "{name}: {got} measured inserts and reschedules, the header says {operations}"
+        );
+        assert!(
+            near(shape.cancelled(), cancelled, 0.03),
+            "{name}: {:.4} cancelled, the header says {cancelled}",
+            shape.cancelled()
+        );
+    }
+}
+
+/// `bimodal`'s two populations, as its header states them: 2% of arrivals
+/// are connections with a 60 s idle timeout, re-armed 15 times a tick in
+/// all; the rest are 100-300 ms retransmit timers, 25 a tick.
+#[test]
+fn bimodal_has_short_timers_and_re_armed_idle_timeouts() {
+    let tape = default_tape("bimodal");
+    let shape = default_shape("bimodal");
+    let ticks = tape.end as f64;
+    let (mut connections, mut short) = (0usize, 0usize);
+    for timed in &tape.ops[tape.prefill..] {
+        match timed.op {
+            Op::Insert { deadline, .. } => match deadline - timed.at {
+                60_000 => connections += 1,
+                100..=300 => short += 1,
+                delay => panic!("an insert with delay {delay}"),
+            },
+            Op::Reschedule { deadline, timer } => {
+                assert_eq!(deadline - timed.at, 60_000, "timer {timer} re-armed");
+            }
+            Op::Cancel { .. } => panic!("nothing is cancelled"),
+        }
+    }
+    let share = connections as f64 / shape.inserts as f64;
+    assert!(
+        near(share, 0.02, 0.1),
+        "{share} of arrivals are connections"
+    );
+    let rearms = shape.reschedules as f64 / ticks;
+    assert!(near(rearms, 15.0, 0.05), "{rearms} re-arms a tick");
+    let short_rate = short as f64 / ticks;
+    assert!(
+        near(short_rate, 25.0, 0.05),
+        "{short_rate} short timers a tick"
+    );
+}
+
+/// `burst`'s timers share deadlines, as its header states: each whole second
+/// is the deadline of a herd of about 18,200 timers (18.2 arrivals a tick,
+/// each landing on one of the nine seconds its 1-10 s delay reaches), and
+/// about ten deadlines are pending at once (one second's arrivals reach ten). Only the seconds whose whole herd
+/// is on the tape (the prefill holds those armed before time 0) are counted.
+#[test]
+fn burst_timers_share_each_whole_second_in_herds() {
+    let tape = default_tape("burst");
+    let mut herds = std::collections::BTreeMap::<Tick, usize>::new();
+    for timed in &tape.ops {
+        if let Op::Insert { deadline, .. } = timed.op {
+            *herds.entry(deadline).or_default() += 1;
+        }
+    }
+    let complete: Vec<(Tick, usize)> = herds
+        .range(1_000..=tape.end)
+        .map(|(&deadline, &count)| (deadline, count))
+        .collect();
+    assert_eq!(complete.len(), 15, "{complete:?}");
+    for (deadline, count) in complete {
+        assert!(
+            near(count as f64, 18_200.0, 0.05),
+            "{count} timers due at {deadline}"
+        );
+    }
+    // The arrivals of one second, 5 s into the run, share ten or eleven
+    // deadlines among them: what a queue holds is ten herds.
+    let deadlines: std::collections::BTreeSet<Tick> = tape.ops[tape.prefill..]
+        .iter()
+        .filter(|timed| (5_000..6_000).contains(&timed.at))
+        .filter_map(|timed| match timed.op {
+            Op::Insert { deadline, .. } => Some(deadline),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        (10..=11).contains(&deadlines.len()),
+        "one second's arrivals have deadlines {deadlines:?}"
+    );
+}
+
+/// `periodic`'s tasks, as its header states: each re-inserted with its own
+/// period, 1 s to 1 h, never cancelled; a task with period `p` fires
+/// 225,000 / `p` times in the run, so the 1,000 one-second tasks (weight 1 of
+/// 10) make about 225,000 of the re-inserts and the 2,000 five-second ones
+/// 90,000.
+#[test]
+fn periodic_tasks_are_re_inserted_with_their_periods() {
+    let tape = default_tape("periodic");
+    let mut by_period = std::collections::BTreeMap::<Tick, usize>::new();
+    for timed in &tape.ops[tape.prefill..] {
+        match timed.op {
+            Op::Insert { deadline, .. } => *by_period.entry(deadline - timed.at).or_default() += 1,
+            _ => panic!("a periodic task is only re-inserted"),
+        }
+    }
+    let periods: Vec<Tick> = by_period.keys().copied().collect();
+    assert!(
+        periods
+            .iter()
+            .all(|p| [1_000, 5_000, 10_000, 60_000, 300_000, 3_600_000].contains(p)),
+        "periods {periods:?}"
+    );
+    for (period, want) in [(1_000, 225_000.0), (5_000, 90_000.0), (10_000, 45_000.0)] {
+        let got = by_period[&period] as f64;
+        assert!(
+            near(got, want, 0.1),
+            "{got} re-inserts with period {period}, expected about {want}"
+        );
+    }
+    assert_eq!(default_shape("periodic").peak_pending, 10_000);
+}
+
+/// `far-future`'s decades, as its header states: nine arrivals in ten are
+/// 1-10 s timers, and the longest reach months.
+#[test]
+fn far_future_arrivals_are_mostly_short_with_a_long_tail() {
+    let tape = default_tape("far-future");
+    let delays: Vec<Tick> = tape.ops[tape.prefill..]
+        .iter()
+        .filter_map(|timed| match timed.op {
+            Op::Insert { deadline, .. } => Some(deadline - timed.at),
+            _ => None,
+        })
+        .collect();
+    let short = delays.iter().filter(|&&d| d <= 10_000).count() as f64 / delays.len() as f64;
+    assert!(near(short, 0.9, 0.01), "{short} of arrivals are 1-10 s");
+    let max = default_shape("far-future").delays.unwrap().max;
+    assert!(max > 100_000_000, "the longest delay is {max} ticks");
 }

@@ -20,6 +20,12 @@ fn the_base_spec_is_valid() {
     let spec = Spec::from_toml(&format!("{HEAD}{DELAY}"), "my.toml").unwrap();
     assert_eq!(spec.name(), "mine");
     assert_eq!(spec.description(), "A test workload");
+    assert_eq!(spec.source(), None, "a user's spec may leave `source` out");
+    let sourced = format!("{HEAD}source = \"ours\"\n{DELAY}");
+    assert_eq!(
+        Spec::from_toml(&sourced, "my.toml").unwrap().source(),
+        Some("ours")
+    );
     assert_eq!(spec.granularity, 1, "the default granularity");
 }
 
@@ -29,8 +35,8 @@ fn syntax_errors_show_the_line_and_the_valid_choices() {
         (
             format!("{HEAD}delya = {{ kind = \"constant\", value = 5 }}\n"),
             "line 5, column 1",
-            "unknown field `delya`, expected one of `name`, `description`, `duration`, `pending`, \
-             `arrivals_per_tick`, `arrivals_until`, `delay`, `granularity`, `cancel`, `periodic`, \
+            "unknown field `delya`, expected one of `name`, `description`, `source`, `duration`, \
+             `pending`, `arrivals_per_tick`, `arrivals_until`, `delay`, `granularity`, `cancel`, `periodic`, \
              `rearm`",
         ),
         (
@@ -155,6 +161,12 @@ fn out_of_range_values_name_their_field() {
             vec![("\"A test workload\"", "\"two\\nlines\"")],
             "description",
             "it must be one non-empty line",
+        ),
+        (
+            "source = \"\"\n",
+            vec![],
+            "source",
+            "is \"\"; it must be one non-empty line, or be left out",
         ),
         (
             "",
