@@ -96,12 +96,16 @@ impl WorkloadSource {
     /// known before the tape is generated: for a spec, the expected operations
     /// and `pending` with a quarter's margin (the population fluctuates about
     /// it), or every operation when the spec sets its own arrival rate (the
-    /// queue may grow); for a trace, its operations and timers.
+    /// queue may grow), or five timers a unit for a `[ratas]` workload; for a
+    /// trace, its operations and timers.
     pub fn size(&self) -> (u64, u64) {
         match self {
             WorkloadSource::Spec { spec, .. } => {
                 let ops = spec.expected_ops().unwrap_or(0.0).ceil() as u64;
-                let pending = if spec.arrivals_per_tick.is_some() {
+                let pending = if let Some(ratas) = &spec.ratas {
+                    // Each unit of a pair holds at most its five timers.
+                    u64::from(ratas.pairs) * 2 * 5
+                } else if spec.arrivals_per_tick.is_some() {
                     ops
                 } else {
                     spec.pending.saturating_add(spec.pending / 4).min(ops)
@@ -337,6 +341,16 @@ mod tests {
         // An explicit rate may grow the queue: every operation may be pending.
         let (ops, pending) = spec("arrivals_per_tick = 5.0\n").size();
         assert_eq!(pending, ops);
+        // ratas's units hold five timers each.
+        let ratas = workloads::builtins(workloads::Scale::Default)
+            .into_iter()
+            .find(|spec| spec.name() == "ratas-connections")
+            .expect("a built-in");
+        let source = WorkloadSource::Spec {
+            spec: Box::new(ratas),
+            scale_name: "default".to_owned(),
+        };
+        assert_eq!(source.size().1, 20 * 2 * 5);
     }
 
     #[test]

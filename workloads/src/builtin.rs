@@ -6,7 +6,7 @@
 //! each built-in by 1/10 (`small`), 1 (`default`) or 10 (`large`):
 //!
 //! * **population** (most built-ins): `pending`, and `arrivals_per_tick` where
-//!   it is given. The delays and the duration stay, so the workload keeps its
+//!   it is given (for `ratas-connections`, its pairs of units). The delays and the duration stay, so the workload keeps its
 //!   shape while the number of timers and of measured operations scales.
 //! * **duration** (`sparse` and the scaling sweep): `duration` only. `sparse`
 //!   is about the ticks a wheel walks through, not about timers; a scaling
@@ -62,6 +62,7 @@ const BUILTINS: &[Builtin] = &[
     builtin!("mass-cancel", Population, ALL),
     builtin!("kernel-timeouts", Population, ALL),
     builtin!("idle-reset", Population, ALL),
+    builtin!("ratas-connections", Population, ALL),
     builtin!("scaling-1e3", Duration, ALL),
     builtin!("scaling-1e4", Duration, ALL),
     builtin!("scaling-1e5", Duration, ALL),
@@ -70,7 +71,7 @@ const BUILTINS: &[Builtin] = &[
 ];
 
 /// Every built-in workload at `scale`, in a fixed order: `uniform`, `timeouts`,
-/// `bimodal`, `burst`, `periodic`, `sparse`, `far-future`, `kafka-purgatory`, `heavy-tail`, `mass-cancel`, `kernel-timeouts`, `idle-reset`, then the scaling
+/// `bimodal`, `burst`, `periodic`, `sparse`, `far-future`, `kafka-purgatory`, `heavy-tail`, `mass-cancel`, `kernel-timeouts`, `idle-reset`, `ratas-connections`, then the scaling
 /// sweep `scaling-1e3`, `scaling-1e4`, ... (up to `1e5` at small scale, `1e6` at
 /// default, `1e7` at large). See the module documentation of `builtin.rs` for
 /// what a scale changes.
@@ -111,6 +112,10 @@ fn scaled(mut spec: Spec, scale: Scale, knob: Knob) -> Spec {
         Knob::Population => {
             spec.pending = multiply(spec.pending);
             spec.arrivals_per_tick = spec.arrivals_per_tick.map(|rate| rate * factor);
+            // ratas's population is its pairs of units.
+            if let Some(ratas) = &mut spec.ratas {
+                ratas.pairs = u32::try_from(multiply(u64::from(ratas.pairs))).unwrap_or(u32::MAX);
+            }
         }
         Knob::Duration => spec.duration = multiply(spec.duration),
     }

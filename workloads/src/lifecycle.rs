@@ -269,14 +269,15 @@ impl Estimate {
 impl<'a> Model<'a> {
     /// The model of `spec`, which must have passed its field checks.
     pub(crate) fn new(spec: &'a Spec) -> Self {
+        let delay = spec.lifecycle_delay();
         let (rearm_fraction, interval, times, chain_delay) = match &spec.rearm {
             Some(r) => (
                 r.fraction,
                 Some(&r.interval),
                 r.times,
-                r.delay.as_ref().unwrap_or(&spec.delay),
+                r.delay.as_ref().unwrap_or(delay),
             ),
-            None => (0.0, None, 0.0, &spec.delay),
+            None => (0.0, None, 0.0, delay),
         };
         let (cancel_fraction, after) = match &spec.cancel {
             Some(c) => (c.fraction, Some(&c.after)),
@@ -286,9 +287,9 @@ impl<'a> Model<'a> {
             .periodic
             .as_ref()
             .and_then(|p| p.period.as_ref())
-            .unwrap_or(&spec.delay);
+            .unwrap_or(delay);
         let mut model = Self {
-            delay: &spec.delay,
+            delay,
             chain_delay,
             granularity: spec.granularity,
             rearm_fraction,

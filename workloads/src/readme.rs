@@ -16,17 +16,15 @@ pub const BEGIN_MARKER: &str = "<!-- builtins: generated from specs/*.toml and t
 /// The line that closes it.
 pub const END_MARKER: &str = "<!-- builtins: end -->";
 
-/// Ticks in a second, at the convention of 1 ms a tick.
-const TICKS_PER_SECOND: Tick = 1_000;
-
-/// The units a delay is shown in, each with its length in ticks, longest
+/// The units a delay is shown in, each with its length in seconds, longest
 /// first. A delay is shown in the longest unit it reaches.
-const UNITS: [(&str, Tick); 5] = [
-    ("d", 24 * 60 * 60 * TICKS_PER_SECOND),
-    ("h", 60 * 60 * TICKS_PER_SECOND),
-    ("min", 60 * TICKS_PER_SECOND),
-    ("s", TICKS_PER_SECOND),
-    ("ms", 1),
+const UNITS: [(&str, f64); 6] = [
+    ("d", 24.0 * 60.0 * 60.0),
+    ("h", 60.0 * 60.0),
+    ("min", 60.0),
+    ("s", 1.0),
+    ("ms", 1e-3),
+    ("µs", 1e-6),
 ];
 
 /// The generated block, markers included, for the built-ins and their tapes'
@@ -50,7 +48,7 @@ pub fn builtin_table(rows: &[(&Spec, Shape)], seed: u64) -> String {
     );
     for (spec, shape) in rows {
         let delays = match shape.delays {
-            Some(d) => [d.p50, d.p90, d.p99, d.max].map(delay),
+            Some(d) => [d.p50, d.p90, d.p99, d.max].map(|t| delay(t, spec.ticks_per_second())),
             None => ["-"; 4].map(str::to_owned),
         };
         text += &format!(
@@ -70,7 +68,8 @@ pub fn builtin_table(rows: &[(&Spec, Shape)], seed: u64) -> String {
              pending, as a share of the measured inserts (in a steady state, the share of \
              timers whose life ends in a cancel). *Reschedules*: their share of the measured \
              operations. *Delay*: a deadline minus the tick of the insert or reschedule that \
-             set it, over the measured ones, in ticks of 1 ms (nearest-rank percentiles). \
+             set it, over the measured ones, as a time at the workload's tick (1 ms by \
+             convention; 20 µs in `ratas-connections`, as in ratas) (nearest-rank percentiles). \
              *Peak pending*: the most timers pending at once, the prefill included, each \
              firing at its deadline. Computed by `workloads::Shape::of` from the tape.\n"
         + END_MARKER
@@ -114,17 +113,21 @@ fn percent(share: f64) -> String {
     }
 }
 
-/// A delay in ticks as a time at 1 ms a tick, in the longest unit it reaches,
-/// to three significant digits: `20 ms`, `1.50 s`, `30.0 s`, `49.7 d`.
-fn delay(ticks: Tick) -> String {
+/// A delay of `ticks` at `per_second` ticks a second as a time, in the
+/// longest unit it reaches, to three significant digits, and whole when it is
+/// a whole number below a second: `20 ms`, `200 µs`, `1.50 s`, `49.7 d`.
+fn delay(ticks: Tick, per_second: Tick) -> String {
+    let seconds = ticks as f64 / per_second as f64;
+    // A delay under a tick (0) is shown in the unit of one tick.
+    let reach = seconds.max(1.0 / per_second as f64);
     let (unit, length) = UNITS
         .into_iter()
-        .find(|&(_, length)| ticks >= length)
-        .unwrap_or(("ms", 1));
-    if length == 1 {
-        return format!("{ticks} ms");
+        .find(|&(_, length)| reach >= length)
+        .unwrap_or(UNITS[UNITS.len() - 1]);
+    let value = seconds / length;
+    if length < 1.0 && (value - value.round()).abs() < 1e-9 {
+        return format!("{} {unit}", value.round());
     }
-    let value = ticks as f64 / length as f64;
     let decimals = if value < 10.0 {
         2
     } else if value < 100.0 {
@@ -150,14 +153,18 @@ mod tests {
         assert_eq!(percent(0.0004), "<0.1%");
         assert_eq!(percent(0.059), "5.9%");
         assert_eq!(percent(1.0), "100.0%");
-        assert_eq!(delay(0), "0 ms");
-        assert_eq!(delay(20), "20 ms");
-        assert_eq!(delay(999), "999 ms");
-        assert_eq!(delay(1_500), "1.50 s");
-        assert_eq!(delay(30_000), "30.0 s");
-        assert_eq!(delay(60_000), "1.00 min");
-        assert_eq!(delay(3_600_000), "1.00 h");
-        assert_eq!(delay(1 << 32), "49.7 d");
+        assert_eq!(delay(0, 1_000), "0 ms");
+        assert_eq!(delay(20, 1_000), "20 ms");
+        assert_eq!(delay(999, 1_000), "999 ms");
+        assert_eq!(delay(1_500, 1_000), "1.50 s");
+        assert_eq!(delay(30_000, 1_000), "30.0 s");
+        assert_eq!(delay(60_000, 1_000), "1.00 min");
+        assert_eq!(delay(3_600_000, 1_000), "1.00 h");
+        assert_eq!(delay(1 << 32, 1_000), "49.7 d");
+        // ratas's 20 µs ticks.
+        assert_eq!(delay(10, 50_000), "200 µs");
+        assert_eq!(delay(50, 50_000), "1 ms");
+        assert_eq!(delay(9_000_000, 50_000), "3.00 min");
     }
 
     #[test]

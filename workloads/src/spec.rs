@@ -9,7 +9,11 @@ use crate::dist::{Distribution, FieldError, check_real, check_ticks};
 use crate::error::WorkloadError;
 use crate::input::{MAX_SPEC_BYTES, MAX_TAPE_OPS, read_bounded};
 use crate::lifecycle::{MIN_KEPT_FRACTION, Model};
+use crate::ratas::{MAX_PAIRS, MIN_PAIRS, Ratas};
 use crate::{Tape, Tick};
+
+/// Ticks in a second at the project's convention of 1 ms a tick.
+const MS_TICKS_PER_SECOND: Tick = 1_000;
 
 /// The longest name accepted: names go into CSV cells, file names and tables.
 const MAX_NAME_LEN: usize = 64;
@@ -94,6 +98,10 @@ const MAX_OPERATIONS: f64 = MAX_TAPE_OPS as f64;
 /// `delay`, perhaps cancelled (`cancel`), or an idle timeout re-armed by activity
 /// (`rearm`). A fraction `periodic.fraction` of the population is instead a fixed
 /// set of periodic tasks, re-inserted every time they fire.
+///
+/// A spec with a `[ratas]` section is instead ratas's benchmark (see
+/// [`Ratas`]): its timers come from client/server units, so it takes no
+/// `delay`, `cancel`, `rearm`, `periodic` or arrival fields, and `pending` is 0.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Spec {
@@ -131,7 +139,9 @@ pub struct Spec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals_until: Option<Tick>,
     /// The delay of a timer: its deadline minus the time it is inserted.
-    pub delay: Distribution,
+    /// Required, except in a `[ratas]` workload, which may not have one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Distribution>,
     /// Deadlines are rounded up to a multiple of this many ticks, 1 to 2^40
     /// (default 1: no rounding). Timer coalescing does this (Linux's
     /// `round_jiffies`, a cache whose entries expire on the second), and it makes
@@ -147,6 +157,9 @@ pub struct Spec {
     /// Idle timeouts re-armed by activity. Without this section there are none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rearm: Option<Rearm>,
+    /// ratas's benchmark instead of timers with lifecycles (see [`Ratas`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratas: Option<Ratas>,
 }
 
 fn default_granularity() -> Tick {
@@ -303,7 +316,10 @@ impl Spec {
             Ok(plan) => plan,
             Err(error) => panic!("Spec::generate needs a valid spec: {error}"),
         };
-        crate::generate::generate(self, &plan, seed)
+        match &self.ratas {
+            Some(ratas) => crate::ratas::generate(&self.name, ratas, self.duration, seed),
+            None => crate::generate::generate(self, &plan, seed),
+        }
     }
 
     /// The operations its tape is expected to hold (prefill included), from
@@ -315,6 +331,17 @@ impl Spec {
     /// As [`Spec::validate`], for a spec that is not valid.
     pub fn expected_ops(&self) -> Result<f64, WorkloadError> {
         self.plan_in(&self.origin()).map(|plan| plan.expected_ops)
+    }
+
+    /// Ticks in a second of the workload's time, for showing its delays as
+    /// times: 1,000 by the project's convention (1 ms a tick), and ratas's
+    /// 50,000 (20 µs) for a `[ratas]` workload.
+    pub fn ticks_per_second(&self) -> Tick {
+        if self.ratas.is_some() {
+            crate::ratas::TICKS_PER_SECOND
+        } else {
+            MS_TICKS_PER_SECOND
+        }
     }
 
     /// The ticks during which timers arrive: `0..arrivals_until`, all of the
@@ -340,6 +367,9 @@ impl Spec {
 
     fn plan(&self) -> Result<Plan, FieldError> {
         self.check_fields()?;
+        if let Some(ratas) = &self.ratas {
+            return self.plan_ratas(ratas);
+        }
         let model = Model::new(self);
         let estimate = model.estimate();
         if estimate.kept < MIN_KEPT_FRACTION {
@@ -413,6 +443,78 @@ impl Spec {
         })
     }
 
+    /// The plan of a `[ratas]` workload, whose other fields
+    /// [`Spec::check_fields`] has checked.
+    fn plan_ratas(&self, ratas: &Ratas) -> Result<Plan, FieldError> {
+        let expected_ops = crate::ratas::expected_ops(ratas.pairs, self.duration);
+        if expected_ops > MAX_OPERATIONS {
+            return Err(FieldError::new(
+                "ratas.pairs",
+                format!(
+                    "is {}, which for a `duration` of {} ticks makes about {expected_ops:.3e} \
+                     operations; a tape may hold at most {MAX_OPERATIONS:.0e} (2.4 GB): lower \
+                     `ratas.pairs` or shorten `duration`",
+                    ratas.pairs, self.duration
+                ),
+            ));
+        }
+        Ok(Plan {
+            arrivals_per_tick: 0.0,
+            periodic_tasks: 0,
+            mortal: 0,
+            expected_ops,
+        })
+    }
+
+    /// The checks of a `[ratas]` workload: its pairs in range, and none of
+    /// the fields that describe timers with lifecycles.
+    fn check_ratas(&self, ratas: &Ratas) -> Result<(), FieldError> {
+        if !(MIN_PAIRS..=MAX_PAIRS).contains(&ratas.pairs) {
+            return Err(FieldError::new(
+                "ratas.pairs",
+                format!(
+                    "is {}; it must be a whole number from {MIN_PAIRS} to {MAX_PAIRS}",
+                    ratas.pairs
+                ),
+            ));
+        }
+        let lifecycle_fields = [
+            ("delay", self.delay.is_some()),
+            ("arrivals_per_tick", self.arrivals_per_tick.is_some()),
+            ("arrivals_until", self.arrivals_until.is_some()),
+            ("granularity", self.granularity != 1),
+            ("cancel", self.cancel.is_some()),
+            ("periodic", self.periodic.is_some()),
+            ("rearm", self.rearm.is_some()),
+        ];
+        if let Some((field, _)) = lifecycle_fields.iter().find(|(_, set)| *set) {
+            return Err(FieldError::new(
+                *field,
+                "is set, but a `[ratas]` workload's timers come from its units, not from this \
+                 field; remove it (or remove `[ratas]`)",
+            ));
+        }
+        if self.pending != 0 {
+            return Err(FieldError::new(
+                "pending",
+                format!(
+                    "is {}, but a `[ratas]` workload starts empty and its units arm their own \
+                     timers; set it to 0",
+                    self.pending
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The delay of a workload with lifecycles, which [`Spec::check_fields`]
+    /// has made sure is there.
+    pub(crate) fn lifecycle_delay(&self) -> &Distribution {
+        self.delay
+            .as_ref()
+            .expect("a spec without `[ratas]` has a `delay` (checked)")
+    }
+
     /// The field checks that need no sampling.
     fn check_fields(&self) -> Result<(), FieldError> {
         if let Err(problem) = check_name(&self.name) {
@@ -443,7 +545,19 @@ impl Spec {
         if let Some(until) = self.arrivals_until {
             check_ticks("arrivals_until", until, 1, self.duration)?;
         }
-        self.delay.validate("delay")?;
+        if let Some(ratas) = &self.ratas {
+            return self.check_ratas(ratas);
+        }
+        match &self.delay {
+            Some(delay) => delay.validate("delay")?,
+            None => {
+                return Err(FieldError::new(
+                    "delay",
+                    "is missing; every workload but a `[ratas]` one needs it, e.g. \
+                     `delay = { kind = \"uniform\", min = 1, max = 60_000 }`",
+                ));
+            }
+        }
         check_ticks("granularity", self.granularity, 1, MAX_DURATION)?;
         if let Some(cancel) = &self.cancel {
             check_real("cancel.fraction", cancel.fraction, 0.0, 1.0)?;
@@ -469,10 +583,15 @@ impl Spec {
     /// The error for a spec whose prefill sampler would keep too few proposals,
     /// blaming the likeliest field.
     fn hopeless_prefill(&self, kept: f64) -> FieldError {
-        let delay = self.delay.mean();
+        let delay = self.lifecycle_delay().mean();
         let field = match &self.rearm {
             Some(rearm)
-                if rearm.interval.mean() > rearm.delay.as_ref().unwrap_or(&self.delay).mean() =>
+                if rearm.interval.mean()
+                    > rearm
+                        .delay
+                        .as_ref()
+                        .unwrap_or(self.lifecycle_delay())
+                        .mean() =>
             {
                 "rearm.interval"
             }

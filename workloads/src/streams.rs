@@ -23,6 +23,9 @@ pub(crate) const ARRIVAL_STREAMS: u64 = 0;
 pub(crate) const PREFILL_STREAMS: u64 = 4;
 /// The stream of the periodic tasks' periods and phases.
 pub(crate) const PERIODIC_STREAM: u64 = 8;
+/// The stream of a `[ratas]` workload's draws: pairs created a tick, and each
+/// client's request jitter.
+pub(crate) const RATAS_STREAM: u64 = 9;
 
 /// FNV-1a, 64-bit: a fixed, documented hash (unlike `std`'s `DefaultHasher`,
 /// whose algorithm may change between Rust releases).

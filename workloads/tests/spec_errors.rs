@@ -37,7 +37,7 @@ fn syntax_errors_show_the_line_and_the_valid_choices() {
             "line 5, column 1",
             "unknown field `delya`, expected one of `name`, `description`, `source`, `duration`, \
              `pending`, `arrivals_per_tick`, `arrivals_until`, `delay`, `granularity`, `cancel`, `periodic`, \
-             `rearm`",
+             `rearm`, `ratas`",
         ),
         (
             format!("{HEAD}delay = {{ kind = \"gaussian\", mean = 5 }}\n"),
@@ -104,7 +104,6 @@ fn syntax_errors_show_the_line_and_the_valid_choices() {
             "line 5",
             "string values must be quoted",
         ),
-        (HEAD.to_owned(), "line 1", "missing field `delay`"),
     ];
     for (text, place, what) in cases {
         let message = error_of(&text).to_string();
@@ -209,6 +208,40 @@ fn out_of_range_values_name_their_field() {
             vec![],
             "arrivals_per_tick",
             "is NaN",
+        ),
+        (
+            "",
+            vec![(DELAY, "")],
+            "delay",
+            "is missing; every workload but a `[ratas]` one needs it",
+        ),
+        (
+            "[ratas]\npairs = 1\n",
+            vec![(DELAY, ""), ("pending = 100", "pending = 0")],
+            "ratas.pairs",
+            "is 1; it must be a whole number from 2 to 100000",
+        ),
+        (
+            "[ratas]\npairs = 5\n",
+            vec![("pending = 100", "pending = 0")],
+            "delay",
+            "is set, but a `[ratas]` workload's timers come from its units",
+        ),
+        (
+            "[ratas]\npairs = 5\n",
+            vec![(DELAY, "")],
+            "pending",
+            "is 100, but a `[ratas]` workload starts empty",
+        ),
+        (
+            "[ratas]\npairs = 100_000\n",
+            vec![
+                (DELAY, ""),
+                ("pending = 100", "pending = 0"),
+                ("duration = 1_000", "duration = 100_000_000"),
+            ],
+            "ratas.pairs",
+            "operations; a tape may hold at most 1e8 (2.4 GB): lower `ratas.pairs` or shorten `duration`",
         ),
         (
             "arrivals_until = 0\n",
