@@ -436,8 +436,10 @@ impl<P> SweepWheel<P> {
     }
 
     /// Files `handle`, whose timer is due at `when`: on the overdue list if
-    /// that is not after the clock, else in its slot.
-    #[inline]
+    /// that is not after the clock, else in its slot. Always inlined: as a
+    /// call it was most of an insert's instructions, a sixth of them spent
+    /// saving and restoring registers (callgrind, `uniform`).
+    #[inline(always)]
     fn file(&mut self, handle: Handle, when: Tick) {
         if when <= self.elapsed {
             self.overdue.push(handle);
@@ -451,6 +453,18 @@ impl<P> SweepWheel<P> {
             self.next_start = self.next_start.min(when & slot_floor_mask(level));
             self.next_min = self.next_min.min(when);
         }
+    }
+
+    /// Renews `handle`, whose timer was just moved to the earlier `deadline`,
+    /// and files the new handle. Out of line, so that the common reschedule,
+    /// to a later deadline, does not save the registers that filing needs:
+    /// with this inlined, a reschedule on `idle-reset` went from 28 to 53
+    /// instructions (callgrind).
+    #[inline(never)]
+    fn move_earlier(&mut self, handle: Handle, deadline: Tick) -> Handle {
+        let renewed = self.timers.renew(handle).expect("the handle was current");
+        self.file(renewed, deadline);
+        renewed
     }
 
     /// Puts `handle`, whose timer is due at `when > elapsed`, in its slot and
@@ -651,9 +665,7 @@ impl<P> TimerQueue<P> for SweepWheel<P> {
             // before `deadline` and filed again then.
             return Some(handle);
         }
-        let renewed = self.timers.renew(handle).expect("the handle was current");
-        self.file(renewed, deadline);
-        Some(renewed)
+        Some(self.move_earlier(handle, deadline))
     }
 
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
