@@ -255,16 +255,49 @@ const BASE: [usize; LEVELS] = per_level!(|level| level_base(level));
 /// Per level, [`above_mask`].
 const ABOVE: [u64; LEVELS] = per_level!(|level| above_mask(level));
 
+/// The highest bit in which `elapsed` and `when` differ, or a bit of level
+/// 0's digit if they differ in none above it: the low mask makes the
+/// logarithm defined when the two are equal, and maps every difference
+/// within level 0's digit into that digit.
+#[inline]
+fn highest_differing_bit(elapsed: Tick, when: Tick) -> usize {
+    ((elapsed ^ when) | (NEAR_SLOTS as u64 - 1)).ilog2() as usize
+}
+
+/// The level whose digit holds bit `bit` of a deadline.
+const fn level_at_bit(bit: usize) -> usize {
+    // Bits below NEAR_BITS give (bit + FAR_BITS - NEAR_BITS) / FAR_BITS = 0
+    // (saturating for the bits below NEAR_BITS - FAR_BITS).
+    (bit + FAR_BITS as usize).saturating_sub(NEAR_BITS as usize) / FAR_BITS as usize
+}
+
+/// A table of `value` for every bit of a `u64`, built at compile time.
+macro_rules! per_bit {
+    (|$bit:ident| $value:expr) => {{
+        let mut table = [0; 64];
+        let mut $bit = 0;
+        while $bit < 64 {
+            table[$bit] = $value;
+            $bit += 1;
+        }
+        table
+    }};
+}
+
+// Per highest differing bit (see `highest_differing_bit`), the level's
+// `SHIFT`, `DIGIT_MASK` and `BASE`: filing reads these straight from the bit,
+// with no division by the digit width to find the level first (`place`).
+// Bit 63 never differs (deadlines are at most 2^62) and maps to the top level.
+const SHIFT_AT_BIT: [u32; 64] = per_bit!(|bit| digit_shift(level_at_bit(bit)));
+const DIGIT_MASK_AT_BIT: [u64; 64] = per_bit!(|bit| (1 << digit_bits(level_at_bit(bit))) - 1);
+const BASE_AT_BIT: [usize; 64] = per_bit!(|bit| level_base(level_at_bit(bit)));
+
 /// The level for a timer due at `when > elapsed` on a wheel whose clock is
 /// `elapsed`: the level whose digit holds the highest bit in which the two
 /// differ (tokio's rule, with a wider level 0).
-#[inline]
+#[cfg(test)]
 fn level_for(elapsed: Tick, when: Tick) -> usize {
-    // The low mask makes the logarithm defined when the two are equal and maps
-    // every difference within level 0's digit to level 0: bits below
-    // NEAR_BITS give (highest_bit + FAR_BITS - NEAR_BITS) / FAR_BITS = 0.
-    let highest_bit = ((elapsed ^ when) | (NEAR_SLOTS as u64 - 1)).ilog2();
-    ((highest_bit + FAR_BITS - NEAR_BITS) / FAR_BITS) as usize
+    level_at_bit(highest_differing_bit(elapsed, when))
 }
 
 /// The slot of `when` on `level`: its digit there.
@@ -274,7 +307,7 @@ fn slot_for(when: Tick, level: usize) -> usize {
 }
 
 /// The number of `level`'s slot `slot` among all [`SLOT_COUNT`] slots.
-#[inline]
+#[cfg(test)]
 fn slot_id(level: usize, slot: usize) -> usize {
     BASE[level] + slot
 }
@@ -387,14 +420,14 @@ pub struct SweepWheel<P> {
     timers: Arena<Timer<P>>,
     /// Every level's slots, by [`slot_id`]: the handles filed there, current or
     /// stale, in filing order.
-    slots: Box<[Vec<Handle>]>,
+    slots: Box<[Vec<Handle>; SLOT_COUNT]>,
     /// A slot's bit is set exactly when it holds a handle.
     occupied: Occupancy,
     /// Per slot of level 1 and above (by [`slot_id`] minus [`NEAR_SLOTS`]), at
     /// most every deadline filed there since it was last taken (`Tick::MAX` for
     /// an empty slot): what [`TimerQueue::next_expiry`] reports for the
     /// earliest slot, rather than its start.
-    slot_min: Box<[Tick]>,
+    slot_min: Box<[Tick; SLOT_COUNT - NEAR_SLOTS]>,
     /// At most the start of the earliest occupied slot (`Tick::MAX` when none
     /// is): an advance to a time before it has no slot to take.
     next_start: Tick,
@@ -423,9 +456,9 @@ impl<P> SweepWheel<P> {
     pub fn new() -> Self {
         Self {
             timers: Arena::new(),
-            slots: (0..SLOT_COUNT).map(|_| Vec::new()).collect(),
+            slots: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: Occupancy::default(),
-            slot_min: vec![Tick::MAX; SLOT_COUNT - NEAR_SLOTS].into_boxed_slice(),
+            slot_min: Box::new([Tick::MAX; SLOT_COUNT - NEAR_SLOTS]),
             next_start: Tick::MAX,
             next_min: Tick::MAX,
             overdue: Vec::new(),
@@ -445,12 +478,12 @@ impl<P> SweepWheel<P> {
             self.overdue.push(handle);
             self.overdue_min = self.overdue_min.min(when);
         } else {
-            let level = self.place(handle, when);
-            // `when` shares every digit above `level` with the clock, so its
-            // slot starts at `when` with the digits below `level` cleared. (An
-            // advance sets both bounds afresh when it ends, so the filings it
-            // makes itself skip this.)
-            self.next_start = self.next_start.min(when & slot_floor_mask(level));
+            let shift = self.place(handle, when);
+            // `when` shares every digit above its level's with the clock, so
+            // its slot starts at `when` with the digits below that level's
+            // cleared. (An advance sets both bounds afresh when it ends, so the
+            // filings it makes itself skip this.)
+            self.next_start = self.next_start.min(when >> shift << shift);
             self.next_min = self.next_min.min(when);
         }
     }
@@ -468,26 +501,32 @@ impl<P> SweepWheel<P> {
     }
 
     /// Puts `handle`, whose timer is due at `when > elapsed`, in its slot and
-    /// returns the slot's level. Always inlined: it is on every insert and
+    /// returns the [`SHIFT`] of the slot's level. Always inlined: it is on every insert and
     /// every cascade, and as a call it spent a fifth of its instructions
     /// saving and restoring registers (callgrind, `periodic`).
     #[inline(always)]
-    fn place(&mut self, handle: Handle, when: Tick) -> usize {
+    fn place(&mut self, handle: Handle, when: Tick) -> u32 {
         debug_assert!(
             when > self.elapsed,
             "placing deadline {when} at or before the clock {}",
             self.elapsed
         );
-        let level = level_for(self.elapsed, when);
-        let id = slot_id(level, slot_for(when, level));
+        // `slot_id(level, slot_for(when, level))` for the level of
+        // `level_for(elapsed, when)`, read from tables by the highest bit.
+        let bit = highest_differing_bit(self.elapsed, when);
+        let shift = SHIFT_AT_BIT[bit];
+        let id = BASE_AT_BIT[bit] + ((when >> shift) & DIGIT_MASK_AT_BIT[bit]) as usize;
+        // Fixed-size arrays: one check that `id` is a slot number covers the
+        // slot and its occupancy word.
         self.slots[id].push(handle);
         self.occupied.set(id);
-        if level > 0 {
-            // A level-0 slot spans one tick: its minimum is its start.
-            let min = &mut self.slot_min[id - NEAR_SLOTS];
+        // A level-0 slot spans one tick, so its minimum is its start and it
+        // keeps none: its number, below NEAR_SLOTS, wraps past the table, and
+        // the same compare tests the level and the bound.
+        if let Some(min) = self.slot_min.get_mut(id.wrapping_sub(NEAR_SLOTS)) {
             *min = (*min).min(when);
         }
-        level
+        shift
     }
 
     /// Sets the cached bounds from `next`, the wheel's next expiration.
@@ -894,6 +933,13 @@ mod tests {
             assert_eq!(ABOVE[level], u64::MAX.checked_shl(covered).unwrap_or(0));
         }
         assert_eq!(BASE[LEVELS - 1] + FAR_SLOTS, SLOT_COUNT);
+        for bit in 0..64 {
+            let level = level_at_bit(bit);
+            assert!(level < LEVELS, "bit {bit}");
+            assert_eq!(SHIFT_AT_BIT[bit], SHIFT[level]);
+            assert_eq!(DIGIT_MASK_AT_BIT[bit], DIGIT_MASK[level]);
+            assert_eq!(BASE_AT_BIT[bit], BASE[level]);
+        }
     }
 
     #[test]
