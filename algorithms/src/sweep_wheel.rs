@@ -285,12 +285,13 @@ macro_rules! per_bit {
 }
 
 // Per highest differing bit (see `highest_differing_bit`), the level's
-// `SHIFT`, `DIGIT_MASK` and `BASE`: filing reads these straight from the bit,
+// `SHIFT`, `DIGIT_MASK`, `BASE` and `slot_floor_mask`: filing reads these straight from the bit,
 // with no division by the digit width to find the level first (`place`).
 // Bit 63 never differs (deadlines are at most 2^62) and maps to the top level.
 const SHIFT_AT_BIT: [u32; 64] = per_bit!(|bit| digit_shift(level_at_bit(bit)));
 const DIGIT_MASK_AT_BIT: [u64; 64] = per_bit!(|bit| (1 << digit_bits(level_at_bit(bit))) - 1);
 const BASE_AT_BIT: [usize; 64] = per_bit!(|bit| level_base(level_at_bit(bit)));
+const FLOOR_AT_BIT: [Tick; 64] = per_bit!(|bit| Tick::MAX << digit_shift(level_at_bit(bit)));
 
 /// The level for a timer due at `when > elapsed` on a wheel whose clock is
 /// `elapsed`: the level whose digit holds the highest bit in which the two
@@ -478,12 +479,12 @@ impl<P> SweepWheel<P> {
             self.overdue.push(handle);
             self.overdue_min = self.overdue_min.min(when);
         } else {
-            let shift = self.place(handle, when);
+            let floor = self.place(handle, when);
             // `when` shares every digit above its level's with the clock, so
             // its slot starts at `when` with the digits below that level's
             // cleared. (An advance sets both bounds afresh when it ends, so the
             // filings it makes itself skip this.)
-            self.next_start = self.next_start.min(when >> shift << shift);
+            self.next_start = self.next_start.min(when & floor);
             self.next_min = self.next_min.min(when);
         }
     }
@@ -501,11 +502,11 @@ impl<P> SweepWheel<P> {
     }
 
     /// Puts `handle`, whose timer is due at `when > elapsed`, in its slot and
-    /// returns the [`SHIFT`] of the slot's level. Always inlined: it is on every insert and
+    /// returns the [`slot_floor_mask`] of the slot's level. Always inlined: it is on every insert and
     /// every cascade, and as a call it spent a fifth of its instructions
     /// saving and restoring registers (callgrind, `periodic`).
     #[inline(always)]
-    fn place(&mut self, handle: Handle, when: Tick) -> u32 {
+    fn place(&mut self, handle: Handle, when: Tick) -> Tick {
         debug_assert!(
             when > self.elapsed,
             "placing deadline {when} at or before the clock {}",
@@ -526,7 +527,7 @@ impl<P> SweepWheel<P> {
         if let Some(min) = self.slot_min.get_mut(id.wrapping_sub(NEAR_SLOTS)) {
             *min = (*min).min(when);
         }
-        shift
+        FLOOR_AT_BIT[bit]
     }
 
     /// Sets the cached bounds from `next`, the wheel's next expiration.
@@ -939,6 +940,7 @@ mod tests {
             assert_eq!(SHIFT_AT_BIT[bit], SHIFT[level]);
             assert_eq!(DIGIT_MASK_AT_BIT[bit], DIGIT_MASK[level]);
             assert_eq!(BASE_AT_BIT[bit], BASE[level]);
+            assert_eq!(FLOOR_AT_BIT[bit], slot_floor_mask(level));
         }
     }
 
