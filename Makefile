@@ -29,7 +29,7 @@ results:
 crosscheck:
 	$(CARGO) run --release -p harness --bin timerbench -- crosscheck --scale $(SCALE) $(ARGS)
 
-## counts: instructions and simulated cache misses per operation under Valgrind's callgrind, into $(OUT)/counts.csv (installs Debian's valgrind where it is missing and apt-get can; about 15 to 17 minutes at the default scale, 1 at SCALE=small).
+## counts: instructions and simulated cache misses per operation under Valgrind's callgrind, into $(OUT)/counts.csv (installs Debian's valgrind where it is missing and apt-get can; about 23 minutes at the default scale, 2 at SCALE=small).
 counts:
 	@command -v valgrind >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1 || \
 		{ apt-get update -qq && apt-get install -y -qq valgrind; } || true

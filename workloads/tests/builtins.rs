@@ -122,8 +122,9 @@ fn large_scaling_workloads_generate_valid_tapes() {
 
 /// The harness replays every default tape for every algorithm, a verification
 /// and a latency pass and six repetitions of two timed passes each, in about
-/// ten minutes on two cores; these bounds keep that true. Each tape must also
-/// measure enough: at least 10^4 operations.
+/// twelve minutes on two cores (735 s in the reference run); these bounds
+/// keep that true. Each tape must also measure enough: at least 10^4
+/// operations.
 #[test]
 fn default_tapes_fit_the_time_budget() {
     println!(
