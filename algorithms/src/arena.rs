@@ -3,7 +3,7 @@
 //! Every algorithm keeps its timers here, so that no operation allocates in steady
 //! state: a removed entry's slot goes on a free list and the next insert reuses
 //! it. The vector grows (and so allocates) only when more timers are pending at
-//! once than ever before.
+//! once than ever before (or since the arena last gave its storage back).
 //!
 //! A [`Handle`] is the slot index plus the slot's generation at insert time. The
 //! generation is bumped on every removal, so a handle that outlived its timer no
@@ -11,6 +11,11 @@
 //! are 32 bits and wrap: a handle kept while its slot is reused 2^32 times would
 //! match again. No workload here comes near that; a long-lived service would
 //! widen the generation.
+//!
+//! An empty arena can give its storage back ([`Arena::release`]). Handles
+//! issued before must stay stale after that, so the arena remembers one past
+//! the newest generation it had issued, and every entry it makes afterwards
+//! starts there instead of at 0.
 //!
 //! Inside an algorithm, entries link to each other by bare `u32` index (see
 //! [`crate::list`]); those links are trusted, and [`Arena::at`] panics on a vacant
@@ -56,6 +61,10 @@ pub struct Arena<T> {
     free_head: u32,
     /// The number of occupied slots.
     len: usize,
+    /// The generation a newly made slot starts at: 0 until the arena gives its
+    /// storage back, then one past every generation it had issued, so that no
+    /// handle from before matches an entry made after.
+    first_generation: u32,
 }
 
 /// Free-list terminator.
@@ -74,6 +83,7 @@ impl<T> Arena<T> {
             slots: Vec::new(),
             free_head: NO_FREE,
             len: 0,
+            first_generation: 0,
         }
     }
 
@@ -93,6 +103,31 @@ impl<T> Arena<T> {
     #[inline]
     pub fn capacity(&self) -> usize {
         self.slots.len()
+    }
+
+    /// Frees the storage of an arena that holds no entry, and returns whether
+    /// it did (an arena with an entry keeps everything). Every handle issued
+    /// before stays stale: slots made afterwards start one past the newest
+    /// generation issued so far. O(slots): it reads every slot's generation,
+    /// so a caller should do it when the slots are many and all vacant, not
+    /// on every emptying.
+    pub fn release(&mut self) -> bool {
+        if self.len != 0 {
+            return false;
+        }
+        let newest = self
+            .slots
+            .iter()
+            .map(|slot| match slot {
+                Slot::Occupied { generation, .. } | Slot::Vacant { generation, .. } => *generation,
+            })
+            .max();
+        if let Some(newest) = newest {
+            self.first_generation = newest.wrapping_add(1);
+        }
+        self.slots = Vec::new();
+        self.free_head = NO_FREE;
+        true
     }
 
     /// Makes room for at least `additional` more entries than are stored now
@@ -143,12 +178,10 @@ impl<T> Arena<T> {
         } else {
             assert!(self.slots.len() < MAX_ENTRIES, "arena is full");
             let index = u32::try_from(self.slots.len()).expect("checked against MAX_ENTRIES");
-            let handle = Handle {
-                index,
-                generation: 0,
-            };
+            let generation = self.first_generation;
+            let handle = Handle { index, generation };
             self.slots.push(Slot::Occupied {
-                generation: 0,
+                generation,
                 value: make(handle),
             });
             self.len += 1;
@@ -328,6 +361,52 @@ mod tests {
             Some(&2),
             "the stale handle left the new entry alone"
         );
+    }
+
+    #[test]
+    fn release_frees_only_an_empty_arena() {
+        let mut arena = Arena::new();
+        let kept = arena.insert(1);
+        assert!(!arena.release(), "an entry is stored");
+        assert_eq!(arena.get(kept), Some(&1));
+        arena.remove(kept);
+        assert!(arena.release());
+        assert_eq!(arena.capacity(), 0);
+        assert_eq!(arena.len(), 0);
+    }
+
+    #[test]
+    fn handles_from_before_a_release_stay_stale() {
+        let mut arena = Arena::new();
+        // Slot 0 reused a few times, so its generation is ahead of slot 1's.
+        let mut old = Vec::new();
+        for round in 0..3 {
+            let handle = arena.insert(round);
+            old.push(handle);
+            arena.remove(handle);
+        }
+        let other = arena.insert(10);
+        let second = arena.insert(11);
+        old.push(other);
+        old.push(second);
+        arena.remove(other);
+        arena.remove(second);
+        assert!(arena.release());
+        for round in 0..2 {
+            let fresh: Vec<_> = (0..4).map(|i| arena.insert(100 + i)).collect();
+            for &stale in &old {
+                assert_eq!(arena.get(stale), None, "{stale:?} after release {round}");
+                assert_eq!(arena.remove(stale), None);
+            }
+            for (i, &handle) in fresh.iter().enumerate() {
+                assert_eq!(arena.get(handle), Some(&(100 + i)));
+            }
+            for handle in fresh {
+                old.push(handle);
+                arena.remove(handle);
+            }
+            assert!(arena.release());
+        }
     }
 
     #[test]

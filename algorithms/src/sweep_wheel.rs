@@ -92,6 +92,7 @@
 //! | reschedule | O(1): a store when the deadline moves later, else a renew and an insert |
 //! | advance | O(1) when no slot starts by `now`; else O(levels) per slot taken, O(1) per handle in it (current or stale) and O(k log k) for k timers fired from one higher-level slot out of deadline order; no slot without handles is visited |
 //! | next expiry | O(1): two cached bounds, set afresh by each advance that takes a slot |
+//! | giving back | a taken slot's vector: O(1); a wheel that empties: O(slots + arena entries), once per emptying (see below) |
 //!
 //! An insert is straight-line code in the common case, a deadline after the
 //! clock, and was made so step by step under callgrind (`timerbench counts`,
@@ -114,11 +115,45 @@
 //! Memory is the price: a cancelled or moved-earlier timer's stale handle
 //! stays in its slot until the slot is taken, so the slots hold one handle
 //! per timer inserted (or moved earlier) within the span of the levels the
-//! handles sit on, not per pending timer, and each slot's vector keeps the
-//! capacity of its longest filling. A handle is 8 bytes, a fifth of a linked
-//! wheel's 40-byte node, but on `timeouts` (30 s deadlines, 95% cancelled
-//! within a few ticks) there are far more of them than pending timers: the
-//! reference run's `bytes_per_pending` (README) gives the figure.
+//! handles sit on, not per pending timer. A handle is 8 bytes, a fifth of a
+//! linked wheel's 40-byte node, but on `timeouts` (30 s deadlines, 95%
+//! cancelled within a few ticks) there are far more of them than pending
+//! timers: the reference run's `bytes_per_pending` (README) gives the figure.
+//!
+//! # Giving memory back
+//!
+//! A slot's vector keeps its capacity when the slot is taken, since the slot
+//! fills again a revolution later, and the arena keeps its entries, since
+//! live handles point into it; kept without a limit, both hold a spike's
+//! memory for ever (netty #5647, tokio-util's `DelayQueue` before
+//! `compact`). Two rules give it back, neither on the path of an insert or
+//! a cancel:
+//!
+//! * **A taken slot's vector is freed** rather than kept when it has room for
+//!   more than [`KEEP_HANDLES`] handles and fewer than one in
+//!   [`SHRINK_RATIO`] of the arena's entries (its high-water mark) hold a
+//!   pending timer: the vector was sized for a population that is gone. In a
+//!   steady state the population stays near its high-water mark and nothing
+//!   is freed; the check is two loads and a compare per slot taken.
+//! * **A wheel that empties gives everything back** (`release`): every slot
+//!   vector, the overdue list and the arena, once the arena had at least
+//!   [`RELEASE_MIN_TIMERS`] entries. All the handles left in slots are stale
+//!   then, so they are dropped unread; the arena remembers the newest
+//!   generation it issued, so that no handle from before can match a timer
+//!   made after ([`Arena::release`]). It costs a pass over the arena's
+//!   entries, once per emptying, when no timer is pending to be made late.
+//!
+//! What is left after a spike is then the arena's entries while any timer of
+//! it is pending (their indices are scattered and in use), and after that the
+//! slot table itself: 1,600 vector headers and 576 slot minimums, 43,008
+//! bytes. `timerbench run --algorithms sweep-wheel --workloads mass-cancel`
+//! shows it in `runs.csv`: 19,045,784 bytes at the peak, 12,978,968 at the
+//! end of the measured phase (768 timers pending, and the arena's 499,425
+//! entries of 24 bytes kept for them), 43,008 after the quiet period; before
+//! these rules the wheel kept its whole peak, and 1,376 bytes more. On the other built-in workloads
+//! neither rule acts during the measured phase (their populations stay near
+//! their peak); the wheels that drain in the quiet period give their memory
+//! back there.
 //!
 //! # Invariants
 //!
@@ -162,7 +197,8 @@
 //! * `slot_visits`: one per slot taken.
 //! * `empty_slot_visits`: a slot taken that held no current handle (only stale
 //!   ones, left by cancels and moves).
-//! * `entries_examined_not_due`: stale handles swept.
+//! * `entries_examined_not_due`: stale handles swept, including those dropped
+//!   unread when an emptied wheel gives its storage back.
 //! * `cascades`: current handles filed again when their slot was taken without
 //!   firing: moved down from a higher level, or a timer whose deadline was
 //!   pushed back.
@@ -173,6 +209,10 @@
 //! [`NEAR_BITS`] = 10: level 0 has 1,024 one-tick slots, and the levels above
 //! it have tokio's 64 slots each, so [`LEVELS`] = 10 cover 2^62. `params()` is
 //! `"near=1024,levels=10,slots=64"`.
+//!
+//! [`KEEP_HANDLES`] = 64, [`SHRINK_RATIO`] = 8 and [`RELEASE_MIN_TIMERS`] =
+//! 4,096 decide when memory is given back (see above); they are not in
+//! `params()`, since they change what the wheel holds, not what it does.
 
 use crate::arena::{Arena, Handle};
 use crate::{Algorithm, Counters, Expired, Family, MAX_DEADLINE, Tick, TimerQueue, check_deadline};
@@ -194,6 +234,24 @@ pub const FAR_SLOTS: usize = 1 << FAR_BITS;
 /// Levels: level 0 and enough 64-slot levels above it to hold bit 62 of
 /// [`MAX_DEADLINE`] (10 with a 10-bit level 0).
 pub const LEVELS: usize = 1 + (MAX_DEADLINE.ilog2() + 1 - NEAR_BITS).div_ceil(FAR_BITS) as usize;
+
+/// A taken slot's vector keeps its capacity up to this many handles (512
+/// bytes) whatever happens: below it a vector costs little to keep and more
+/// to grow again.
+pub const KEEP_HANDLES: usize = 64;
+
+/// A taken slot's larger vector is freed instead of kept when fewer than one
+/// in `SHRINK_RATIO` of the arena's entries hold a pending timer: the wheel
+/// once held eight times what it holds now, so the vector was sized for a
+/// spike that is gone. In a steady state the population stays near its
+/// high-water mark and every vector keeps its capacity.
+pub const SHRINK_RATIO: usize = 8;
+
+/// A wheel that empties after holding at least this many timers at once gives
+/// all its storage back (see `release`); a smaller one keeps it, so that a
+/// queue that empties and refills often does not free and grow its arena
+/// each time (4,096 entries are about 96 KiB of arena with 8-byte payloads).
+pub const RELEASE_MIN_TIMERS: usize = 4_096;
 
 /// Slots of all levels together, numbered level by level: level 0's first,
 /// then each higher level's 64 (see [`BASE`]).
@@ -609,6 +667,11 @@ impl<P> SweepWheel<P> {
             self.sweep::<false>(&handles, now, end, out)
         };
         handles.clear();
+        if handles.capacity() > KEEP_HANDLES && self.is_shrinking() {
+            // After a spike: the slot's vector was sized by timers that are
+            // gone, and its next filling is likely far smaller.
+            handles = Vec::new();
+        }
         self.slots[id] = handles;
         self.counters.cascades += swept.refiled;
         self.counters.entries_examined_not_due += swept.stale;
@@ -617,6 +680,35 @@ impl<P> SweepWheel<P> {
             // Unstable: ties may come in any order, and it allocates nothing.
             out[first..].sort_unstable_by_key(|expired| expired.deadline);
         }
+    }
+
+    /// Whether the wheel holds far fewer timers than it once did: fewer than one
+    /// in [`SHRINK_RATIO`] of the arena's entries (its high-water mark since it
+    /// was last given back) are pending.
+    #[inline]
+    fn is_shrinking(&self) -> bool {
+        self.timers.len() * SHRINK_RATIO < self.timers.capacity()
+    }
+
+    /// Gives back the storage of a wheel whose last timer just went, once it
+    /// had held at least [`RELEASE_MIN_TIMERS`]: every slot's vector (all their
+    /// handles are stale, so they are dropped unread), the overdue list's, and
+    /// the arena's. O(slots + arena entries), paid once per emptying of a large
+    /// wheel, and when nothing is pending, so that no timer can be late for it.
+    #[cold]
+    #[inline(never)]
+    fn release(&mut self) {
+        debug_assert!(self.timers.is_empty());
+        for handles in self.slots.iter_mut() {
+            self.counters.entries_examined_not_due += handles.len() as u64;
+            *handles = Vec::new();
+        }
+        self.occupied = Occupancy::default();
+        self.slot_min.fill(Tick::MAX);
+        self.counters.entries_examined_not_due += self.overdue.len() as u64;
+        self.overdue = Vec::new();
+        self.overdue_min = Tick::MAX;
+        self.timers.release();
     }
 
     /// Sweeps `handles`: drops the stale ones, fires every timer due by
@@ -743,6 +835,10 @@ impl<P> TimerQueue<P> for SweepWheel<P> {
         while let Some(expiration) = next.filter(|expiration| expiration.start <= now) {
             self.take_slot(expiration, now, out);
             next = self.next_expiration();
+        }
+        if self.timers.is_empty() && self.timers.capacity() >= RELEASE_MIN_TIMERS {
+            self.release();
+            next = None;
         }
         self.set_bounds(next);
         // Nothing starts before the next expiration, so moving the clock up to
@@ -1021,5 +1117,80 @@ mod tests {
             }
         }
         assert!(wheel.is_empty());
+    }
+
+    /// The capacity held by every slot vector together, in handles.
+    fn slot_capacity(wheel: &SweepWheel<u64>) -> usize {
+        wheel.slots.iter().map(Vec::capacity).sum()
+    }
+
+    #[test]
+    fn a_slot_taken_after_a_spike_gives_its_vector_back() {
+        let mut wheel = SweepWheel::new();
+        // A spike in one level-1 slot (ticks 2,048 to 3,071), then all but
+        // one cancelled: one pending timer among 1,000 arena entries.
+        let handles: Vec<_> = (0..1_000u64).map(|i| wheel.insert(2_048 + i, i)).collect();
+        for &handle in &handles[1..] {
+            wheel.cancel(handle);
+        }
+        let spike_slot = NEAR_SLOTS + 2;
+        assert!(wheel.slots[spike_slot].capacity() >= 1_000);
+        assert_eq!(fire(&mut wheel, 2_048), vec![(2_048, 0)]);
+        assert_eq!(wheel.slots[spike_slot].capacity(), 0, "given back");
+        assert_eq!(wheel.counters.entries_examined_not_due, 999);
+    }
+
+    #[test]
+    fn a_steady_wheel_keeps_its_slot_vectors() {
+        let mut wheel = SweepWheel::new();
+        for i in 0..1_000u64 {
+            wheel.insert(2_048 + i, i);
+        }
+        // As many pending as ever: the slot's vector is kept for its next
+        // filling, as are the level-0 vectors the cascade filled.
+        fire(&mut wheel, 2_048);
+        assert!(wheel.slots[NEAR_SLOTS + 2].capacity() >= 1_000);
+    }
+
+    #[test]
+    fn an_emptied_large_wheel_gives_all_its_storage_back() {
+        let mut wheel = SweepWheel::new();
+        let spike: Vec<_> = (0..RELEASE_MIN_TIMERS as u64)
+            .map(|i| wheel.insert(1 + i * 37 % 200_000, i))
+            .collect();
+        for &handle in &spike[10..] {
+            wheel.cancel(handle);
+        }
+        let last = spike[..10]
+            .iter()
+            .map(|&handle| wheel.timers.get(handle).expect("pending").deadline)
+            .max()
+            .expect("ten timers");
+        fire(&mut wheel, last);
+        assert!(wheel.is_empty());
+        assert_eq!(wheel.timers.capacity(), 0, "the arena was given back");
+        assert_eq!(slot_capacity(&wheel), 0, "every slot vector was given back");
+        assert_eq!(wheel.occupied.first(), None);
+        assert_eq!(wheel.next_expiry(), None);
+        // Every handle from before is stale, and the wheel works as new.
+        let fresh = wheel.insert(last + 5, 99);
+        for &old in &spike {
+            assert_eq!(wheel.cancel(old), None);
+            assert_eq!(wheel.reschedule(old, last + 1), None);
+        }
+        assert_eq!(wheel.next_expiry(), Some(last + 5));
+        assert_eq!(fire(&mut wheel, last + 5), vec![(last + 5, 99)]);
+        assert_eq!(wheel.cancel(fresh), None);
+    }
+
+    #[test]
+    fn a_small_wheel_that_empties_keeps_its_storage() {
+        let mut wheel = SweepWheel::new();
+        for i in 0..100u64 {
+            wheel.insert(1 + i, i);
+        }
+        fire(&mut wheel, 100);
+        assert!(wheel.is_empty());
+        assert_eq!(wheel.timers.capacity(), 100, "below RELEASE_MIN_TIMERS");
     }
 }

@@ -45,6 +45,18 @@ const SOAK_OPS: usize = 10_000_000;
 /// O(n) sorted list stays affordable in long runs.
 const PENDING_CAP: usize = 2_000;
 const SOAK_PENDING_CAP: usize = 20_000;
+/// Timers armed in each spike of the spike run: more than a queue that gives
+/// its storage back when it empties waits for (`sweep-wheel` waits for 4,096),
+/// so that the giving back is tested too.
+const SPIKE_TIMERS: usize = 5_000;
+/// Spikes per seed: the handles of every earlier spike are tried against the
+/// timers of each later one.
+const SPIKES: usize = 3;
+/// Timers of a spike left pending after its mass cancel, one in this many.
+const SPIKE_SURVIVOR_ONE_IN: usize = 100;
+/// A spike's delays are uniform in 1 to this many ticks: past level 1 of a
+/// 1,024-slot wheel, so that spikes cascade as well as fire.
+const SPIKE_SPAN: Tick = 100_000;
 
 /// Deadlines that are not random but sit on the boundaries wheels care about:
 /// powers of two (tokio, Linux, Netty's rounded slot counts), powers of 20
@@ -345,6 +357,63 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
         }
     }
 
+    /// Checks what is checked after every step.
+    fn checked(&mut self) {
+        self.check_len_and_bound();
+        self.check_counters();
+    }
+
+    /// One spike: [`SPIKE_TIMERS`] timers armed with short advances between
+    /// them, all but one in [`SPIKE_SURVIVOR_ONE_IN`] cancelled in a random
+    /// order, then advances in random steps until nothing is pending. Among
+    /// these, a cancel or a reschedule of a handle from any time before: the
+    /// handles of earlier spikes are all stale by now, and must stay so
+    /// whatever the queue did with its storage when it emptied.
+    fn spike(&mut self, rng: &mut ChaCha8Rng) {
+        for _ in 0..SPIKE_TIMERS {
+            let deadline = (self.model.now() + rng.random_range(1..=SPIKE_SPAN)).min(MAX_DEADLINE);
+            self.insert(deadline);
+            self.checked();
+            self.stray(rng);
+        }
+        while self.pending.len() * SPIKE_SURVIVOR_ONE_IN > SPIKE_TIMERS {
+            self.cancel_pending(rng.random());
+            self.checked();
+            self.stray(rng);
+        }
+        while !self.pending.is_empty() {
+            let to = (self.model.now() + rng.random_range(0..2_000)).min(MAX_DEADLINE);
+            self.advance(to);
+            self.checked();
+            self.stray(rng);
+        }
+    }
+
+    /// Sometimes (one step in eight) a cancel or a reschedule of any handle or
+    /// timer ever issued, and sometimes (one in sixteen) an advance of a few ticks.
+    fn stray(&mut self, rng: &mut ChaCha8Rng) {
+        match rng.random_range(0..16) {
+            0 => self.step(55, rng.random()),
+            1 => {
+                // Any timer ever inserted, to a deadline within a spike's
+                // span (or just past), so that the run still drains soon.
+                let payload = rng.random_range(0..self.issued.len()) as Payload;
+                let now = self.model.now();
+                let deadline = (now + rng.random_range(0..SPIKE_SPAN))
+                    .saturating_sub(rng.random_range(0..100))
+                    .min(MAX_DEADLINE);
+                self.reschedule(payload, deadline);
+                self.checked();
+            }
+            2 => {
+                let to = (self.model.now() + rng.random_range(1..10)).min(MAX_DEADLINE);
+                self.advance(to);
+                self.checked();
+            }
+            _ => {}
+        }
+    }
+
     /// Fires everything that is left, so that the final state is compared too.
     fn drain(&mut self) {
         self.advance(MAX_DEADLINE);
@@ -400,6 +469,19 @@ pub(crate) fn proptest_against_model<Q: Algorithm + TimerQueue<Payload>>() {
 pub(crate) fn seeded_against_model<Q: Algorithm + TimerQueue<Payload>>() {
     for seed in SEEDS {
         seeded_run::<Q>(seed, SEEDED_OPS, PENDING_CAP);
+    }
+}
+
+/// Spikes armed, mostly cancelled and drained, one after another (see
+/// [`Run::spike`]): the shape after which a queue may give memory back.
+pub(crate) fn spikes_against_model<Q: Algorithm + TimerQueue<Payload>>() {
+    for seed in SEEDS[..2].iter() {
+        let mut rng = ChaCha8Rng::seed_from_u64(*seed);
+        let mut run = Run::<Q>::new(SPIKE_TIMERS);
+        for _ in 0..SPIKES {
+            run.spike(&mut rng);
+        }
+        run.drain();
     }
 }
 

@@ -113,6 +113,10 @@ impl AlgorithmVisitor for Trials {
                 "differential_seeded",
                 differential::seeded_against_model::<Q>,
             ),
+            (
+                "differential_spikes",
+                differential::spikes_against_model::<Q>,
+            ),
             ("deadline_at_now", edge_cases::deadline_at_now::<Q>),
             (
                 "deadline_in_the_past",
