@@ -155,7 +155,7 @@ impl<T> Arena<T> {
     /// # Panics
     ///
     /// If the arena already holds [`MAX_ENTRIES`] entries.
-    #[inline]
+    #[inline(always)]
     pub fn insert_with(&mut self, make: impl FnOnce(Handle) -> T) -> Handle {
         if self.free_head != NO_FREE {
             let index = self.free_head;
