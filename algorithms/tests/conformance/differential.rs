@@ -178,8 +178,7 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
             97 => self.advance(now.saturating_sub(raw % 1000)),
             _ => self.advance((now + boundary_delay(raw)).min(MAX_DEADLINE)),
         }
-        self.check_len_and_bound();
-        self.check_counters();
+        self.checked();
     }
 
     /// Counters never decrease, and a slot visit that fired nothing is still a visit.
