@@ -1800,6 +1800,7 @@ mod tests {
             latency: Vec::new(),
             contract_cost: Vec::new(),
             counts: Vec::new(),
+            counts_build: None,
             comparison: Vec::new(),
         });
         let find = |name: &str| model.algorithms.iter().find(|a| a.name == name).unwrap();

@@ -40,6 +40,10 @@ pub const CONTRACT_COST_FILE: &str = "contract_cost.csv";
 /// Instructions and simulated cache misses per operation, from `timerbench
 /// counts`: optional (most runs have none).
 pub const COUNTS_FILE: &str = "counts.csv";
+
+/// The file `timerbench counts` writes beside `counts.csv`, naming the build
+/// it counted: optional, like `counts.csv`.
+pub const COUNTS_META_FILE: &str = "counts.json";
 /// This run against an earlier one, from `timerbench compare BASE NEW --save`:
 /// optional.
 pub const COMPARISON_FILE: &str = "comparison.csv";
@@ -672,8 +676,37 @@ pub struct Results {
     pub contract_cost: Vec<ContractCostRow>,
     /// `counts.csv`, empty when the file is absent or empty.
     pub counts: Vec<CountRow>,
+    /// The build `counts.json` says was counted, when the file is there: the
+    /// counts may come from another commit than the timed run.
+    pub counts_build: Option<CountsBuild>,
     /// `comparison.csv`, empty when the file is absent or empty.
     pub comparison: Vec<ComparisonRow>,
+}
+
+/// The build that `counts.json` says was counted.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+pub struct CountsBuild {
+    /// The commit the counted binary was built from.
+    #[serde(default)]
+    pub git_commit: String,
+    /// Whether its work tree had changes.
+    #[serde(default)]
+    pub git_dirty: bool,
+}
+
+/// Reads the build named by `counts.json` at `path`, or `None` when the file
+/// is absent (a run without counts).
+pub fn read_counts_build(path: &Path) -> Result<Option<CountsBuild>, InputError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    parse_counts_build(path, &read_text(path)?).map(Some)
+}
+
+/// [`read_counts_build`] on text already in memory; `path` only names it in
+/// errors.
+pub fn parse_counts_build(path: &Path, text: &str) -> Result<CountsBuild, InputError> {
+    serde_json::from_str(text).map_err(|e| json_error(path, &e))
 }
 
 /// Reads and checks every file of the results directory `dir`.
@@ -714,6 +747,7 @@ pub fn read_results(dir: &Path) -> Result<Results, InputError> {
         latency: read_csv(&dir.join(LATENCY_FILE))?,
         contract_cost: read_optional_csv(&dir.join(CONTRACT_COST_FILE))?,
         counts: read_optional_csv(&dir.join(COUNTS_FILE))?,
+        counts_build: read_counts_build(&dir.join(COUNTS_META_FILE))?,
         comparison: read_optional_csv(&dir.join(COMPARISON_FILE))?,
     };
     check_one_run(dir, &results)?;

@@ -130,6 +130,7 @@ macro_rules! fixture_results {
             .expect("fixture latency"),
             contract_cost: Vec::new(),
             counts: Vec::new(),
+            counts_build: None,
             comparison: Vec::new(),
         }
     }};

@@ -520,6 +520,7 @@ mod tests {
             latency: Vec::new(),
             contract_cost: Vec::new(),
             counts: Vec::new(),
+            counts_build: None,
             comparison: Vec::new(),
         }
     }

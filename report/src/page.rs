@@ -298,6 +298,12 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
 /// table at the largest counted N.
 fn counts_section(model: &Model, chart: &dyn Fn(&str) -> Option<Chart>) -> Option<Section> {
     let mut parts = vec![Part::Text(READ_COUNTS.to_owned())];
+    if let Some(build) = &model.results.counts_build {
+        parts.push(Part::Text(counted_build(
+            build,
+            &model.results.metadata.git_commit,
+        )));
+    }
     for metric in tables::CountMetric::ALL {
         let table = tables::counts_table(model, metric)?;
         let what = match metric {
@@ -324,6 +330,31 @@ fn counts_section(model: &Model, chart: &dyn Fn(&str) -> Option<Chart>) -> Optio
         title: "Counts that noise cannot move: instructions and simulated cache misses".to_owned(),
         parts,
     })
+}
+
+/// Which build the counts are of, beside the timed run's: the two are made by
+/// separate commands and may be of different commits.
+fn counted_build(build: &crate::input::CountsBuild, run_commit: &str) -> String {
+    let short = |commit: &str| commit.chars().take(7).collect::<String>();
+    let dirty = if build.git_dirty {
+        " (with uncommitted changes)"
+    } else {
+        ""
+    };
+    if build.git_commit == run_commit {
+        format!(
+            "Counted from the build of the timed run's commit, {}{dirty}.",
+            short(run_commit)
+        )
+    } else {
+        format!(
+            "Counted from the build of commit {}{dirty} (`counts.json`), not the timed run's \
+             {}: where a row's code changed between the two, its counts and its times describe \
+             different code.",
+            short(&build.git_commit),
+            short(run_commit)
+        )
+    }
 }
 
 /// This run against an earlier one, when the results have `comparison.csv`
@@ -497,6 +528,24 @@ pub fn markdown(model: &Model, charts: &[Chart], results_dir: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_counted_build_is_named_when_it_is_not_the_runs() {
+        let build = |commit: &str, dirty| crate::input::CountsBuild {
+            git_commit: commit.to_owned(),
+            git_dirty: dirty,
+        };
+        let same = counted_build(&build("71e6281046", false), "71e6281046");
+        assert_eq!(
+            same,
+            "Counted from the build of the timed run's commit, 71e6281."
+        );
+        let other = counted_build(&build("71e6281046", true), "9589188eb4");
+        assert!(other.starts_with(
+            "Counted from the build of commit 71e6281 (with uncommitted changes) (`counts.json`), \
+             not the timed run's 9589188:"
+        ));
+    }
 
     #[test]
     fn anchors_are_plain() {

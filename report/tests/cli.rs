@@ -267,6 +267,32 @@ fn a_bad_counts_file_is_named_with_its_line() {
 }
 
 #[test]
+fn the_counted_build_is_named_and_a_bad_counts_json_is_refused() {
+    let results = copy_fixture("counts-build");
+    fs::write(
+        results.join("counts.json"),
+        r#"{"git_commit": "0123456789abcdef", "git_dirty": false, "cells": []}"#,
+    )
+    .unwrap();
+    let out = report(&results);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let markdown = fs::read_to_string(results.join("report").join("REPORT.md")).unwrap();
+    assert!(
+        markdown.contains("Counted from the build of commit 0123456 (`counts.json`)"),
+        "{markdown}"
+    );
+    fs::remove_dir_all(results.join("report")).unwrap();
+    fs::write(results.join("counts.json"), r#"{"git_commit": 7"#).unwrap();
+    let out = report(&results);
+    assert_input_error(&out, &["counts.json"]);
+    assert!(!results.join("report").exists(), "no report is written");
+}
+
+#[test]
 fn a_comparison_file_gives_its_section_and_a_bad_verdict_is_named() {
     let results = copy_fixture("comparison");
     let header = "schema_version,base,workload,algorithm,base_ns,new_ns,ratio,ratio_ci_low,\
