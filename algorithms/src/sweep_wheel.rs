@@ -128,7 +128,10 @@
 //! | level 0's next slot found without the level tables | 171.5 | 45.7 | 274.8 | 99.1 | 194.5 |
 //!
 //! Every other built-in workload's advance fell too, by 20 to 77
-//! instructions. Tried and not kept: reading a level-0 slot's handles through
+//! instructions. Then `take_slot`, left with the higher levels only, lost
+//! its branches for level 0: 0 to 9 instructions more off an advance (3.3
+//! on `periodic`, 2.9 on `ratas-connections`, 8.9 on `scaling-1e5`). Tried
+//! and not kept: reading a level-0 slot's handles through
 //! a shared borrow, with pushed-back timers filed by a second pass (0.5 to 1.8
 //! instructions more than the indexed loop).
 //!
@@ -740,10 +743,9 @@ impl<P> SweepWheel<P> {
                 refiled += 1;
             }
         }
+        let shrinking = self.is_shrinking();
         let handles = &mut self.slots[id];
-        if handles.capacity() > KEEP_HANDLES
-            && self.timers.len() * SHRINK_RATIO < self.timers.capacity()
-        {
+        if handles.capacity() > KEEP_HANDLES && shrinking {
             // After a spike (see `take_slot`).
             *handles = Vec::new();
         } else {
@@ -754,9 +756,10 @@ impl<P> SweepWheel<P> {
         self.counters.empty_slot_visits += u64::from(current == 0);
     }
 
-    /// Takes the whole slot of `expiration` during an advance to `now`: moves
-    /// the clock to the slot's start, drops its stale handles, fires its timers
-    /// due by `now` and files the others again.
+    /// Takes the whole slot of `expiration`, a slot of level 1 or above
+    /// (level 0's go to [`Self::take_near`]), during an advance to `now`:
+    /// moves the clock to the slot's start, drops its stale handles, fires its
+    /// timers due by `now` and files the others again.
     ///
     /// A timer of a higher-level slot that is due by `now` fires from here,
     /// without cascading through the levels below: this slot is the earliest
@@ -766,12 +769,11 @@ impl<P> SweepWheel<P> {
     /// even if it is due by `now`, since other slots may hold earlier ones.
     fn take_slot(&mut self, expiration: Expiration, now: Tick, out: &mut Vec<Expired<P>>) {
         let Expiration { level, id, start } = expiration;
+        debug_assert!(level > 0, "level 0's slots are taken by take_near");
         self.counters.slot_visits += 1;
         self.elapsed = start;
         self.occupied.clear(id);
-        if level > 0 {
-            self.slot_min[id - NEAR_SLOTS] = Tick::MAX;
-        }
+        self.slot_min[id - NEAR_SLOTS] = Tick::MAX;
         // The last tick the slot covers. The top level's slots span 2^58
         // ticks and start at most at 2^62, so this does not overflow.
         let end = start + !slot_floor_mask(level);
@@ -781,13 +783,7 @@ impl<P> SweepWheel<P> {
         // and a deadline after the clock goes to a slot ahead of it), and the
         // vector goes back with its capacity.
         let mut handles = std::mem::take(&mut self.slots[id]);
-        let swept = if level == 0 {
-            // A one-tick slot: every current timer is due at its start, unless
-            // its deadline was pushed back, and comes out in order.
-            self.sweep::<true>(&handles, now, end, out)
-        } else {
-            self.sweep::<false>(&handles, now, end, out)
-        };
+        let swept = self.sweep(&handles, now, end, out);
         handles.clear();
         if handles.capacity() > KEEP_HANDLES && self.is_shrinking() {
             // After a spike: the slot's vector was sized by timers that are
@@ -831,11 +827,10 @@ impl<P> SweepWheel<P> {
 
     /// Sweeps `handles`: drops the stale ones, fires every timer due by
     /// `due_by` that lies no later than `end` (appending it to `out`), and
-    /// files the others again. `IN_ORDER` says that what fires comes out in
-    /// deadline order by construction (a one-tick slot), so the order is not
-    /// tracked.
+    /// files the others again, noting whether what fires came out in
+    /// deadline order.
     #[inline(always)]
-    fn sweep<const IN_ORDER: bool>(
+    fn sweep(
         &mut self,
         handles: &[Handle],
         due_by: Tick,
@@ -857,9 +852,7 @@ impl<P> SweepWheel<P> {
             let when = timer.deadline;
             if when <= due_by && when <= end {
                 let timer = self.timers.remove_at(handle.index());
-                if !IN_ORDER {
-                    swept.sorted &= out.last().is_none_or(|last| last.deadline <= when);
-                }
+                swept.sorted &= out.last().is_none_or(|last| last.deadline <= when);
                 out.push(Expired {
                     payload: timer.payload,
                     deadline: timer.deadline,
@@ -878,7 +871,7 @@ impl<P> SweepWheel<P> {
         let first = out.len();
         let mut handles = std::mem::take(&mut self.overdue);
         let elapsed = self.elapsed;
-        let swept = self.sweep::<false>(&handles, elapsed, elapsed, out);
+        let swept = self.sweep(&handles, elapsed, elapsed, out);
         handles.clear();
         self.overdue = handles;
         self.overdue_min = Tick::MAX;
