@@ -8,7 +8,8 @@ use std::fs;
 use std::path::Path;
 
 use common::{
-    FIXTURE_SWEEP, assert_input_error, copy_fixture, copy_fixture_from, listing, report, scratch,
+    FIXTURE_SWEEP, assert_input_error, copy_fixture, copy_fixture_from, listing, report,
+    report_markdown, scratch,
 };
 
 #[test]
@@ -224,13 +225,7 @@ fn the_systems_in_the_metadata_get_their_table_and_a_row_not_run_is_marked() {
          "rows": ["zookeeper-expiry"], "row": "`zookeeper-expiry`", "differs": "none"}
     ]);
     fs::write(&path, metadata.to_string()).unwrap();
-    let out = report(&results);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let markdown = fs::read_to_string(results.join("report").join("REPORT.md")).unwrap();
+    let markdown = report_markdown(&results);
     assert!(
         markdown.contains("## Which row stands for which system"),
         "{markdown}"
@@ -274,13 +269,7 @@ fn the_counted_build_is_named_and_a_bad_counts_json_is_refused() {
         r#"{"git_commit": "0123456789abcdef", "git_dirty": false, "cells": []}"#,
     )
     .unwrap();
-    let out = report(&results);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let markdown = fs::read_to_string(results.join("report").join("REPORT.md")).unwrap();
+    let markdown = report_markdown(&results);
     assert!(
         markdown.contains("Counted from the build of commit 0123456 (`counts.json`)"),
         "{markdown}"
@@ -307,13 +296,7 @@ fn a_comparison_file_gives_its_section_and_a_bad_verdict_is_named() {
         format!("{header}\n{}\n", rows.join("\n")),
     )
     .unwrap();
-    let out = report(&results);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let markdown = fs::read_to_string(results.join("report").join("REPORT.md")).unwrap();
+    let markdown = report_markdown(&results);
     for fragment in [
         "Compared with /tmp/before",
         "3 cells: 0 faster, 1 slower, 1 no significant change, 1 with too few repetitions",

@@ -80,6 +80,18 @@ pub fn report(results: &Path) -> Output {
         .expect("timerbench-report runs")
 }
 
+/// Runs the report on `results`, asserts that it succeeded, and returns the
+/// `REPORT.md` it wrote.
+pub fn report_markdown(results: &Path) -> String {
+    let out = report(results);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(results.join("report").join("REPORT.md")).expect("REPORT.md written")
+}
+
 /// Asserts a bad-input failure: exit code 2 and a message containing every
 /// fragment.
 pub fn assert_input_error(out: &Output, fragments: &[&str]) {
