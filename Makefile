@@ -48,9 +48,9 @@ docs:
 report:
 	$(CARGO) run --quiet -p report --bin timerbench-report -- --results $(OUT) $(REPORT_ARGS)
 
-## bench: the criterion micro-benchmarks, every algorithm at a fixed pending N (about 7 minutes with the default rows); report in target/criterion/report/index.html.
+## bench: the criterion micro-benchmarks, every algorithm at a fixed pending N (about 8 minutes with the default rows); report in target/criterion/report/index.html.
 bench:
-	$(CARGO) bench -p harness --bench timers -- $(BENCH_ARGS) $(FILTER)
+	$(CARGO) bench -p harness --bench timers -- $(BENCH_ARGS) $(if $(FILTER),'$(FILTER)')
 
 ## test: the whole test suite (unit tests, the conformance suite for every algorithm, the CLI tests).
 test:
