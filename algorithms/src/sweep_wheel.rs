@@ -75,6 +75,20 @@
 //! once a second and cold by then, where 64 vectors stay in cache. The
 //! reference run and the README give the figures against every other row.
 //!
+//! Level 0 stays a 1,024-tick window aligned like tokio's levels, though on
+//! `periodic` that makes a one-second timer cross into the next window and
+//! move down once before it fires (383,351 moves for 370,601 firings, where
+//! `hashed-wheel`'s 65,536 slots ties this wheel). Two fixes were counted
+//! (`timerbench counts --scale small`, instructions per operation, against
+//! commit `c87ca71`) and not kept: a 2,048-slot level 0 (periodic -20, but
+//! sparse +33, kafka-purgatory +26, uniform +10); and level 0 as a sliding
+//! ring, any deadline within 1,024 ticks of the clock filed by its low bits,
+//! with the earliest higher slot's start cached (periodic -34, its moves
+//! down 383,351 -> 163,771, bimodal -9, but sparse +55, far-future +23,
+//! uniform +20, scaling-1e3 +18): the next expiry then needs a search round
+//! the ring and a compare with the higher levels on every advance. The ring
+//! is on the branch `experiment/sliding-near`.
+//!
 //! Source: the wheel is tokio's `runtime/time/wheel` (read at tokio 1.54.1, the
 //! version this workspace pins: 6 levels of 64 slots at 1 ms; here a wider
 //! level 0 and 9 levels above it for the contract's 2^62 range). The lazy
