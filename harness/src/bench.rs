@@ -324,8 +324,9 @@ pub struct Settings {
 }
 
 /// The default `--budget`: 60 seconds for one verification pass, about
-/// sixteen times the longest in the reference run (`sorted-list` on
-/// `periodic`, whose fourteen passes take 52 s in all).
+/// eleven times the longest in the reference run (`hashed-wheel` at 4,096
+/// slots on `scaling-1e6`, whose fourteen passes take 74 s in all, `wall_ms`
+/// in `runs.csv`; of the defaults, `sorted-list` on `periodic`, 54 s).
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(60);
 
 /// What [`run_workload`] reports as it goes, for a progress display.
