@@ -14,12 +14,15 @@ FILTER ?=
 # The runs `make compare` sets side by side: NEW judged against BASE.
 BASE ?= results
 NEW ?=
+# The git revision `make ab` judges this tree against, and how many rounds.
+REV ?= main
+ROUNDS ?= 6
 # Extra flags for `make report`, e.g. REPORT_ARGS='--highlight sweep-wheel,bitmap-wheel'.
 REPORT_ARGS ?=
 # Extra criterion flags for `make bench`, e.g. BENCH_ARGS=--noplot or BENCH_ARGS=--test.
 BENCH_ARGS ?=
 
-.PHONY: results report crosscheck counts compare docs bench test lint soak clean
+.PHONY: results report crosscheck ab counts compare docs bench test lint soak clean
 
 ## results: every algorithm on every built-in workload, into $(OUT)/ (release build).
 results:
@@ -28,6 +31,15 @@ results:
 ## crosscheck: the headline against a plain loop: the harness's whole pass and a plain event loop over the same tape, interleaved, per algorithm and workload (prints; writes nothing).
 crosscheck:
 	$(CARGO) run --release -p harness --bin timerbench -- crosscheck --scale $(SCALE) $(ARGS)
+
+## ab: did a change help, measured back to back: builds REV (default main) in a git worktree under target/ab/, then runs `timerbench crosscheck` from that build and from this tree's in turn, ROUNDS times (default 6), and prints each cell's two medians, the paired ratio with its interval and a verdict, e.g. `make ab ARGS=--algorithms=sweep-wheel` (about 3 minutes for one row on every built-in workload once built; the first build of REV takes a few more).
+ab:
+	git worktree remove --force target/ab/tree 2>/dev/null || true
+	git worktree prune
+	git worktree add --detach target/ab/tree '$(REV)'
+	cd target/ab/tree && CARGO_TARGET_DIR='$(CURDIR)/target/ab/target' $(CARGO) build --release -p harness --bin timerbench
+	git worktree remove --force target/ab/tree
+	$(CARGO) run --release -p harness --bin timerbench -- ab --base-exe target/ab/target/release/timerbench --rounds $(ROUNDS) --scale $(SCALE) $(ARGS)
 
 ## counts: instructions and simulated cache misses per operation under Valgrind's callgrind, into $(OUT)/counts.csv (installs Debian's valgrind where it is missing and apt-get can; about 23 minutes at the default scale, 2 at SCALE=small).
 counts:

@@ -16,6 +16,7 @@
 //! * [`clock`]: the clock floor and clock source.
 //! * [`memory`]: the memory latency probe (the cost of a cache miss by buffer size).
 
+pub mod ab;
 pub mod alloc;
 pub mod bench;
 pub mod clock;

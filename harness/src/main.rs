@@ -55,6 +55,14 @@ enum Command {
     /// and a plain event loop over the same operations, interleaved, and print
     /// their medians and ratio per (algorithm, workload). Writes nothing.
     Crosscheck(CrosscheckArgs),
+    /// Did a change help, measured back to back: run `timerbench crosscheck`
+    /// from another build (--base-exe; `make ab REV=main` builds one) and from
+    /// this one in turn, --rounds times, and print per (algorithm, workload)
+    /// each side's median, the median of the paired ratios (this build's over
+    /// the base's) with its interval, and a verdict: faster or slower only
+    /// when the whole interval lies on one side of 1, else tied. Writes
+    /// nothing.
+    Ab(AbArgs),
     /// How well two runs agree: for each cell both measured, whether NEW's
     /// median lies inside BASE's interval or within 10% of its median.
     Agreement {
@@ -225,6 +233,20 @@ struct CrosscheckArgs {
     repeat: u32,
 }
 
+#[derive(clap::Args)]
+struct AbArgs {
+    /// The `timerbench` executable of the build to judge against (any commit
+    /// that has `timerbench crosscheck`).
+    #[arg(long)]
+    base_exe: PathBuf,
+    /// Rounds: each runs crosscheck once from each build, the order
+    /// alternating from round to round.
+    #[arg(long, default_value_t = harness::ab::DEFAULT_ROUNDS, value_parser = clap::value_parser!(u32).range(1..=i64::from(harness::ab::MAX_ROUNDS)))]
+    rounds: u32,
+    #[command(flatten)]
+    crosscheck: CrosscheckArgs,
+}
+
 /// What to replay: the rows, the workloads and their seed and scale. Shared
 /// by `run` and `counts`.
 #[derive(clap::Args)]
@@ -365,6 +387,7 @@ fn main() -> ExitCode {
         }
         Command::Run(args) => run(args),
         Command::Crosscheck(args) => crosscheck(args),
+        Command::Ab(args) => ab(args),
         Command::Agreement { base, new } => agreement(&base, &new),
         Command::Docs {
             readme,
@@ -929,6 +952,130 @@ fn crosscheck(args: CrosscheckArgs) -> Result<(), Failure> {
     if let Some((cell, ratio)) = worst {
         println!("largest departure from 1: {ratio:.3} ({cell})");
     }
+    Ok(())
+}
+
+/// `timerbench ab`: crosscheck from the base build and from this one in turn,
+/// the rounds paired cell by cell (see [`harness::ab`]).
+fn ab(args: AbArgs) -> Result<(), Failure> {
+    let check = &args.crosscheck;
+    // Refuse a selection this build does not know before starting either
+    // build, with the same words crosscheck would use.
+    Selection::resolve(
+        &check.algorithms,
+        &[],
+        false,
+        &check.workloads,
+        &[],
+        &[],
+        check.scale.into(),
+    )
+    .map_err(Failure::Input)?;
+    if !args.base_exe.is_file() {
+        return Err(Failure::Input(anyhow::anyhow!(
+            "--base-exe {}: no such file; give the timerbench executable of the build to judge              against (`make ab REV=main` builds one from a git revision)",
+            args.base_exe.display()
+        )));
+    }
+    let this_exe = std::env::current_exe()
+        .map_err(|error| Failure::Run(anyhow::anyhow!("cannot find this executable: {error}")))?;
+    let scale = check
+        .scale
+        .to_possible_value()
+        .expect("every scale has a name");
+    let mut crosscheck_args = vec![
+        "crosscheck".to_owned(),
+        format!("--scale={}", scale.get_name()),
+        format!("--seed={}", check.seed),
+        format!("--repeat={}", check.repeat),
+    ];
+    if !check.algorithms.is_empty() {
+        crosscheck_args.push(format!("--algorithms={}", check.algorithms.join(",")));
+    }
+    if !check.workloads.is_empty() {
+        crosscheck_args.push(format!("--workloads={}", check.workloads.join(",")));
+    }
+    let run_side = |exe: &std::path::Path, side: &str| -> Result<Vec<harness::ab::Row>, Failure> {
+        let output = std::process::Command::new(exe)
+            .args(&crosscheck_args)
+            .output()
+            .map_err(|error| {
+                Failure::Run(anyhow::anyhow!(
+                    "cannot start {side} ({}): {error}",
+                    exe.display()
+                ))
+            })?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let tail: Vec<&str> = stderr.lines().rev().take(6).collect();
+            return Err(Failure::Run(anyhow::anyhow!(
+                "{side} ({}) failed ({}); the last lines it printed:\n{}",
+                exe.display(),
+                output.status,
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            )));
+        }
+        harness::ab::parse_crosscheck(&String::from_utf8_lossy(&output.stdout))
+            .map_err(|error| {
+                error.context(format!("reading what {side} ({}) printed", exe.display()))
+            })
+            .map_err(Failure::Run)
+    };
+    let mut rounds = Vec::new();
+    for round in 0..args.rounds {
+        eprintln!("timerbench ab: round {} of {}", round + 1, args.rounds);
+        // Alternate which build goes first, so that a drift within a round
+        // falls on both alike.
+        let (base, new) = if round % 2 == 0 {
+            let base = run_side(&args.base_exe, "the base")?;
+            (base, run_side(&this_exe, "this build")?)
+        } else {
+            let new = run_side(&this_exe, "this build")?;
+            (run_side(&args.base_exe, "the base")?, new)
+        };
+        rounds.push((base, new));
+    }
+    let cells = harness::ab::pair_rounds(&rounds).map_err(Failure::Run)?;
+    println!(
+        "This build against {} ({} rounds, the order alternating): crosscheck's harness column, \
+         ns per operation, median over the rounds; ratio: median of the paired ratios, this \
+         build's over the base's",
+        args.base_exe.display(),
+        args.rounds
+    );
+    println!(
+        "{:<18} {:<26} {:>9} {:>9} {:>7}  {:<17} verdict",
+        "workload", "algorithm", "base", "this", "ratio", "interval"
+    );
+    let mut tally = [0usize; 3];
+    for cell in &cells {
+        let Some(judged) = cell.judge() else {
+            continue;
+        };
+        tally[judged.verdict as usize] += 1;
+        println!(
+            "{:<18} {:<26} {:>9.1} {:>9.1} {:>7.3}  [{:.3}, {:.3}]    {}",
+            cell.workload,
+            cell.algorithm,
+            judged.base_median,
+            judged.new_median,
+            judged.ratio.median,
+            judged.ratio.ci_low,
+            judged.ratio.ci_high,
+            judged.verdict.word()
+        );
+    }
+    let level = cells
+        .first()
+        .and_then(harness::ab::Cell::judge)
+        .map_or(0.0, |judged| judged.ratio.ci_level);
+    println!(
+        "{} faster, {} slower, {} tied (interval of the median ratio at {:.1}% coverage)",
+        tally[harness::ab::Verdict::Faster as usize],
+        tally[harness::ab::Verdict::Slower as usize],
+        tally[harness::ab::Verdict::Tied as usize],
+        100.0 * level
+    );
     Ok(())
 }
 

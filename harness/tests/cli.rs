@@ -922,3 +922,59 @@ fn a_run_names_its_id_in_every_row_and_leaves_nothing_behind() {
         ],
     );
 }
+
+#[test]
+fn ab_refuses_a_missing_base_and_an_unknown_row_before_running_anything() {
+    let out = timerbench(&["ab", "--base-exe", "/nonexistent/timerbench"]);
+    assert_input_error(&out, &["--base-exe", "/nonexistent/timerbench", "make ab"]);
+    let out = timerbench(&[
+        "ab",
+        "--base-exe",
+        env!("CARGO_BIN_EXE_timerbench"),
+        "--algorithms",
+        "no-such-wheel",
+    ]);
+    assert_input_error(&out, &["no-such-wheel"]);
+    let out = timerbench(&[
+        "ab",
+        "--base-exe",
+        env!("CARGO_BIN_EXE_timerbench"),
+        "--rounds",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn ab_against_itself_pairs_the_rounds_and_calls_them_tied_or_not() {
+    // The same build on both sides, one small workload, two rounds: the
+    // table has the cell, and a verdict for it.
+    let out = timerbench(&[
+        "ab",
+        "--base-exe",
+        env!("CARGO_BIN_EXE_timerbench"),
+        "--rounds",
+        "2",
+        "--repeat",
+        "1",
+        "--scale",
+        "small",
+        "--algorithms",
+        "binary-heap",
+        "--workloads",
+        "kafka-purgatory",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let row = stdout
+        .lines()
+        .find(|line| line.starts_with("kafka-purgatory"))
+        .unwrap_or_else(|| panic!("no row in {stdout}"));
+    assert!(row.contains("binary-heap"), "{row}");
+    assert!(
+        ["faster", "slower", "tied"]
+            .iter()
+            .any(|verdict| row.ends_with(verdict)),
+        "{row}"
+    );
+}

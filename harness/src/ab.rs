@@ -1,0 +1,320 @@
+//! `timerbench ab`: did a change help, measured back to back.
+//!
+//! `timerbench compare` sets two runs side by side, but two runs are separate
+//! processes minutes apart, and on a shared VM the machine's own speed drifts
+//! by more than a small change moves a design. `ab` measures the two builds
+//! in turn instead: it runs `timerbench crosscheck` from the build to judge
+//! against (`--base-exe`, say `main` built in a worktree by `make ab`) and
+//! from this build, alternately, `--rounds` times, and pairs the rounds. The
+//! order alternates too (base first in even rounds, this build first in odd
+//! ones), so that a drift within a round falls on each side alike.
+//!
+//! Per (algorithm, workload) it reports each side's median over the rounds
+//! of crosscheck's harness column (itself the median of crosscheck's
+//! interleaved whole passes, the headline's method), and the median of the
+//! paired ratios (this build's over the base's) with the distribution-free
+//! interval of that median ([`crate::stats::summarise`]: with 6 rounds, the
+//! smallest to the largest ratio, at 96.9%). The verdict is **faster** or
+//! **slower** only when the whole interval lies on one side of 1, else
+//! **tied**.
+//!
+//! Why parse another build's printed table rather than share a file format:
+//! the base is an older commit, built from its own source, and crosscheck's
+//! table is what every commit since it was added prints. A line that does not
+//! read as that table is an error that names the line.
+
+use anyhow::{Context, Result, bail};
+
+use crate::stats;
+
+/// The rounds `ab` runs by default: six pairs give the min-to-max interval of
+/// the median ratio at 96.9% coverage.
+pub const DEFAULT_ROUNDS: u32 = 6;
+
+/// The most rounds `ab` accepts: at about 15 s a crosscheck of one row on
+/// every built-in workload, 50 rounds are 25 minutes.
+pub const MAX_ROUNDS: u32 = 50;
+
+/// One line of crosscheck's table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The workload.
+    pub workload: String,
+    /// The algorithm's row name.
+    pub algorithm: String,
+    /// The harness's whole pass, ns per operation (median of crosscheck's
+    /// repetitions).
+    pub harness_ns: f64,
+}
+
+/// Reads crosscheck's printed table: the header line (`workload algorithm
+/// harness plain ratio`), then one row per line until the closing line
+/// (`largest departure ...`) or the end. Lines before the header are its
+/// title and are skipped.
+pub fn parse_crosscheck(text: &str) -> Result<Vec<Row>> {
+    let mut lines = text.lines().enumerate();
+    let header = lines.find(|(_, line)| {
+        line.split_whitespace().collect::<Vec<_>>()
+            == ["workload", "algorithm", "harness", "plain", "ratio"]
+    });
+    if header.is_none() {
+        bail!(
+            "no table header (`workload algorithm harness plain ratio`) in what crosscheck printed: \
+             was the base built from a commit that has `timerbench crosscheck`?"
+        );
+    }
+    let mut rows = Vec::new();
+    for (number, line) in lines {
+        if line.trim().is_empty() || line.starts_with("largest departure") {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [workload, algorithm, harness, plain, ratio] = fields[..] else {
+            bail!(
+                "line {} of crosscheck's output has {} fields where its table has 5 \
+                 (workload, algorithm, harness, plain, ratio): {line:?}",
+                number + 1,
+                fields.len()
+            );
+        };
+        let number_at = |text: &str, column: &str| -> Result<f64> {
+            text.parse::<f64>()
+                .ok()
+                .filter(|value| value.is_finite() && *value > 0.0)
+                .with_context(|| {
+                    format!(
+                        "line {} of crosscheck's output: its {column} column {text:?} is not a \
+                         positive number",
+                        number + 1
+                    )
+                })
+        };
+        let harness_ns = number_at(harness, "harness")?;
+        number_at(plain, "plain")?;
+        number_at(ratio, "ratio")?;
+        rows.push(Row {
+            workload: workload.to_owned(),
+            algorithm: algorithm.to_owned(),
+            harness_ns,
+        });
+    }
+    if rows.is_empty() {
+        bail!("crosscheck printed its table's header but no row");
+    }
+    Ok(rows)
+}
+
+/// One (algorithm, workload) over every round.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    /// The workload.
+    pub workload: String,
+    /// The algorithm's row name.
+    pub algorithm: String,
+    /// The base build's ns per operation, one per round.
+    pub base: Vec<f64>,
+    /// This build's, one per round, paired with `base`.
+    pub new: Vec<f64>,
+}
+
+/// What a cell's rounds say.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Judged {
+    /// The base's median over the rounds.
+    pub base_median: f64,
+    /// This build's median over the rounds.
+    pub new_median: f64,
+    /// The median paired ratio (this build's over the base's) and its
+    /// interval.
+    pub ratio: stats::Summary,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
+/// Which way a cell moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The whole interval of the ratio lies below 1.
+    Faster,
+    /// The whole interval lies above 1.
+    Slower,
+    /// The interval holds 1.
+    Tied,
+}
+
+impl Verdict {
+    /// The word the table prints.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::Tied => "tied",
+        }
+    }
+}
+
+impl Cell {
+    /// The medians, the paired ratio with its interval, and the verdict.
+    pub fn judge(&self) -> Option<Judged> {
+        let ratios: Vec<f64> = self
+            .new
+            .iter()
+            .zip(&self.base)
+            .map(|(new, base)| new / base)
+            .collect();
+        let ratio = stats::summarise(&ratios)?;
+        let verdict = if ratio.ci_high < 1.0 {
+            Verdict::Faster
+        } else if ratio.ci_low > 1.0 {
+            Verdict::Slower
+        } else {
+            Verdict::Tied
+        };
+        Some(Judged {
+            base_median: stats::summarise(&self.base)?.median,
+            new_median: stats::summarise(&self.new)?.median,
+            ratio,
+            verdict,
+        })
+    }
+}
+
+/// Pairs each round's two tables into cells, in the first round's order.
+/// Every round must hold the same cells on both sides: a cell that one side
+/// or one round lacks is an error, since its rounds could not be paired.
+pub fn pair_rounds(rounds: &[(Vec<Row>, Vec<Row>)]) -> Result<Vec<Cell>> {
+    let Some((first, _)) = rounds.first() else {
+        bail!("no round to pair");
+    };
+    let mut cells: Vec<Cell> = first
+        .iter()
+        .map(|row| Cell {
+            workload: row.workload.clone(),
+            algorithm: row.algorithm.clone(),
+            base: Vec::new(),
+            new: Vec::new(),
+        })
+        .collect();
+    for (round, (base, new)) in rounds.iter().enumerate() {
+        for (side, rows, pick) in [("the base", base, true), ("this build", new, false)] {
+            if rows.len() != cells.len() {
+                bail!(
+                    "round {}: {side} printed {} rows where the first round's base printed {}: \
+                     the two builds do not measure the same cells (is an algorithm or workload \
+                     missing from one of them?)",
+                    round + 1,
+                    rows.len(),
+                    cells.len()
+                );
+            }
+            for (cell, row) in cells.iter_mut().zip(rows) {
+                if (row.workload.as_str(), row.algorithm.as_str())
+                    != (&cell.workload[..], &cell.algorithm[..])
+                {
+                    bail!(
+                        "round {}: {side} printed {} on {} where the first round has {} on {}: \
+                         the two builds do not measure the same cells",
+                        round + 1,
+                        row.algorithm,
+                        row.workload,
+                        cell.algorithm,
+                        cell.workload
+                    );
+                }
+                if pick {
+                    cell.base.push(row.harness_ns);
+                } else {
+                    cell.new.push(row.harness_ns);
+                }
+            }
+        }
+    }
+    Ok(cells)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TABLE: &str = "Whole-pass ns per operation (median of 6), event driver: ...\n\
+        workload       algorithm                     harness      plain    ratio\n\
+        uniform        sweep-wheel                      35.8       35.5    1.009\n\
+        timeouts       sweep-wheel                      10.0       10.6    0.951\n\
+        largest departure from 1: 0.951 (sweep-wheel on timeouts)\n";
+
+    fn row(workload: &str, harness_ns: f64) -> Row {
+        Row {
+            workload: workload.to_owned(),
+            algorithm: "sweep-wheel".to_owned(),
+            harness_ns,
+        }
+    }
+
+    #[test]
+    fn the_table_is_read_row_by_row() {
+        assert_eq!(
+            parse_crosscheck(TABLE).unwrap(),
+            vec![row("uniform", 35.8), row("timeouts", 10.0)]
+        );
+    }
+
+    #[test]
+    fn a_line_that_is_not_a_row_is_named() {
+        let broken = TABLE.replace("10.0       10.6", "ten       10.6");
+        let error = parse_crosscheck(&broken).unwrap_err().to_string();
+        assert!(
+            error.contains("line 4") && error.contains("harness column"),
+            "{error}"
+        );
+        let short = TABLE.replace("   0.951\n", "\n");
+        let error = parse_crosscheck(&short).unwrap_err().to_string();
+        assert!(error.contains("4 fields"), "{error}");
+    }
+
+    #[test]
+    fn output_without_the_header_is_refused() {
+        let error = parse_crosscheck("error: unrecognized subcommand 'crosscheck'\n")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("no table header"), "{error}");
+    }
+
+    #[test]
+    fn rounds_pair_by_cell_and_the_ratio_decides_the_verdict() {
+        let rounds: Vec<(Vec<Row>, Vec<Row>)> = (0..6)
+            .map(|i| {
+                let jitter = f64::from(i) * 0.1;
+                (
+                    vec![
+                        row("uniform", 30.0 + jitter),
+                        row("timeouts", 10.0 + jitter),
+                    ],
+                    vec![
+                        row("uniform", 27.0 + jitter),
+                        row("timeouts", 10.0 - jitter / 2.0),
+                    ],
+                )
+            })
+            .collect();
+        let cells = pair_rounds(&rounds).unwrap();
+        assert_eq!(cells.len(), 2);
+        let uniform = cells[0].judge().unwrap();
+        assert_eq!(uniform.verdict, Verdict::Faster);
+        assert!(uniform.ratio.median < 0.92 && uniform.ratio.median > 0.89);
+        // Ratios from 1.0 down to 0.975: the interval holds 1.
+        assert_eq!(cells[1].judge().unwrap().verdict, Verdict::Tied);
+    }
+
+    #[test]
+    fn rounds_that_measure_different_cells_are_refused() {
+        let rounds = vec![
+            (vec![row("uniform", 30.0)], vec![row("uniform", 29.0)]),
+            (vec![row("uniform", 30.0)], vec![row("timeouts", 29.0)]),
+        ];
+        let error = pair_rounds(&rounds).unwrap_err().to_string();
+        assert!(
+            error.contains("round 2") && error.contains("this build"),
+            "{error}"
+        );
+    }
+}
