@@ -80,14 +80,50 @@
 //! move down once before it fires (383,351 moves for 370,601 firings, where
 //! `hashed-wheel`'s 65,536 slots ties this wheel). Two fixes were counted
 //! (`timerbench counts --scale small`, instructions per operation, against
-//! commit `c87ca71`) and not kept: a 2,048-slot level 0 (periodic -20, but
-//! sparse +33, kafka-purgatory +26, uniform +10); and level 0 as a sliding
-//! ring, any deadline within 1,024 ticks of the clock filed by its low bits,
-//! with the earliest higher slot's start cached (periodic -34, its moves
-//! down 383,351 -> 163,771, bimodal -9, but sparse +55, far-future +23,
-//! uniform +20, scaling-1e3 +18): the next expiry then needs a search round
-//! the ring and a compare with the higher levels on every advance. The ring
-//! is on the branch `experiment/sliding-near`.
+//! commit `c87ca71`): a 2,048-slot level 0 (periodic -20, but sparse +33,
+//! kafka-purgatory +26, uniform +10); and level 0 as a sliding ring, any
+//! deadline within 1,024 ticks of the clock filed by its low bits, with the
+//! earliest higher slot's start cached (periodic -34, its moves down 383,351
+//! -> 163,771, bimodal -9, but sparse +55, far-future +23, uniform +20,
+//! scaling-1e3 +18): the next expiry then needs a search round the ring and
+//! a compare with the higher levels on every advance.
+//!
+//! Timed back to back, the ring does better than its counts: `make ab
+//! ARGS=--algorithms=sweep-wheel` from the branch `experiment/sliding-near-ab`
+//! against commit `1caee5a` (6 rounds; this build's time over the base's,
+//! median and interval of the paired ratios) finds it faster on `bimodal`
+//! (0.91 [0.88, 0.99]), `periodic` (0.93 [0.87, 0.98]) and `kernel-timeouts`
+//! (0.93 [0.56, 0.97]), slower on `sparse` (1.06 [1.04, 1.08]) and
+//! `scaling-1e3` (1.02 [1.00, 1.03]), tied on the other twelve. The same
+//! tool judged three more changes against `1caee5a`, each on its branch:
+//!
+//! * `experiment/inline-first`: a slot's first handle kept in the slot table
+//!   (32-byte slots), so that a slot holding one handle touches no heap
+//!   buffer. Simulated L1 misses fell on most workloads (`timerbench counts
+//!   --scale small`: `periodic` 2.81 -> 1.66 per operation) and
+//!   instructions on most, but `periodic` came out slower (1.18 [1.14,
+//!   1.23]), `sparse` faster (0.98 [0.82, 0.98]), the rest tied: the counts'
+//!   cache model is not this machine's.
+//! * `experiment/leaf-insert`: an insert whose common path calls nothing
+//!   (room in the slot's vector and an arena entry to reuse checked first),
+//!   so that it saves two registers instead of six. Faster on `bimodal`
+//!   (0.95 [0.83, 0.99]), tied elsewhere with medians of 0.90 to 1.03; it
+//!   needs `unsafe` (`Vec::set_len` after writing the spare room), which this
+//!   workspace denies, and a safe version (a boxed slice and a length) cost
+//!   more instructions in the sweeps than it saved in the insert.
+//! * `experiment/prefetch`: each sweep asks for the arena entry of the handle
+//!   eight ahead (`_mm_prefetch`, also `unsafe`). Faster on `burst` (0.92
+//!   [0.90, 0.96]), `far-future` (0.95 [0.76, 0.99]), `ratas-connections`
+//!   (0.98 [0.90, 1.00]) and `scaling-1e6` (0.87 [0.80, 0.95]), tied on the
+//!   rest.
+//!
+//! The ring and the prefetch together (`experiment/combined`, 10 rounds)
+//! are faster on seven workloads (`uniform` 0.92, `bimodal` 0.85, `burst`
+//! 0.90, `periodic` 0.89, `kafka-purgatory` 0.96, `kernel-timeouts` 0.91,
+//! `scaling-1e6` 0.87, every interval below 1), slower on `sparse` (1.05
+//! [1.03, 1.08]) and tied on nine. They are not merged yet: that needs the
+//! ring's invariants written here, a decision on `unsafe` for the prefetch,
+//! and a new reference run.
 //!
 //! Source: the wheel is tokio's `runtime/time/wheel` (read at tokio 1.54.1, the
 //! version this workspace pins: 6 levels of 64 slots at 1 ms; here a wider
