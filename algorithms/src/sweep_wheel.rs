@@ -121,9 +121,11 @@
 //! are faster on seven workloads (`uniform` 0.92, `bimodal` 0.85, `burst`
 //! 0.90, `periodic` 0.89, `kafka-purgatory` 0.96, `kernel-timeouts` 0.91,
 //! `scaling-1e6` 0.87, every interval below 1), slower on `sparse` (1.05
-//! [1.03, 1.08]) and tied on nine. They are not merged yet: that needs the
-//! ring's invariants written here, a decision on `unsafe` for the prefetch,
-//! and a new reference run.
+//! [1.03, 1.08]) and tied on nine. They are not merged yet: the branch
+//! has them with this documentation rewritten for the ring (its invariants,
+//! the output order) and the prefetch's one `unsafe` call named in
+//! `ARCHITECTURE.md`, and what is left is a new reference run and the
+//! README's figures from it.
 //!
 //! Source: the wheel is tokio's `runtime/time/wheel` (read at tokio 1.54.1, the
 //! version this workspace pins: 6 levels of 64 slots at 1 ms; here a wider
