@@ -247,6 +247,23 @@ struct AbArgs {
     crosscheck: CrosscheckArgs,
 }
 
+impl CrosscheckArgs {
+    /// The rows and built-in workloads asked for (no sweep points, specs or
+    /// traces: crosscheck replays built-ins only).
+    fn resolve(&self) -> Result<Selection, Failure> {
+        Selection::resolve(
+            &self.algorithms,
+            &[],
+            false,
+            &self.workloads,
+            &[],
+            &[],
+            self.scale.into(),
+        )
+        .map_err(Failure::Input)
+    }
+}
+
 /// What to replay: the rows, the workloads and their seed and scale. Shared
 /// by `run` and `counts`.
 #[derive(clap::Args)]
@@ -890,17 +907,7 @@ fn lead(results: &std::path::Path, row: &str) -> Result<(), Failure> {
 
 /// `timerbench crosscheck`: the harness's whole pass against a plain loop.
 fn crosscheck(args: CrosscheckArgs) -> Result<(), Failure> {
-    let scale: workloads::Scale = args.scale.into();
-    let selection = Selection::resolve(
-        &args.algorithms,
-        &[],
-        false,
-        &args.workloads,
-        &[],
-        &[],
-        scale,
-    )
-    .map_err(Failure::Input)?;
+    let selection = args.resolve()?;
     println!(
         "Whole-pass ns per operation (median of {}), event driver: the harness's replay and a plain loop, interleaved",
         args.repeat
@@ -961,16 +968,7 @@ fn ab(args: AbArgs) -> Result<(), Failure> {
     let check = &args.crosscheck;
     // Refuse a selection this build does not know before starting either
     // build, with the same words crosscheck would use.
-    Selection::resolve(
-        &check.algorithms,
-        &[],
-        false,
-        &check.workloads,
-        &[],
-        &[],
-        check.scale.into(),
-    )
-    .map_err(Failure::Input)?;
+    check.resolve()?;
     if !args.base_exe.is_file() {
         return Err(Failure::Input(anyhow::anyhow!(
             "--base-exe {}: no such file; give the timerbench executable of the build to judge              against (`make ab REV=main` builds one from a git revision)",
@@ -1047,12 +1045,12 @@ fn ab(args: AbArgs) -> Result<(), Failure> {
         "{:<18} {:<26} {:>9} {:>9} {:>7}  {:<17} verdict",
         "workload", "algorithm", "base", "this", "ratio", "interval"
     );
-    let mut tally = [0usize; 3];
+    let mut verdicts = Vec::new();
     for cell in &cells {
         let Some(judged) = cell.judge() else {
             continue;
         };
-        tally[judged.verdict as usize] += 1;
+        verdicts.push(judged.verdict);
         println!(
             "{:<18} {:<26} {:>9.1} {:>9.1} {:>7.3}  [{:.3}, {:.3}]    {}",
             cell.workload,
@@ -1069,11 +1067,12 @@ fn ab(args: AbArgs) -> Result<(), Failure> {
         .first()
         .and_then(harness::ab::Cell::judge)
         .map_or(0.0, |judged| judged.ratio.ci_level);
+    let count = |verdict| verdicts.iter().filter(|&&v| v == verdict).count();
     println!(
         "{} faster, {} slower, {} tied (interval of the median ratio at {:.1}% coverage)",
-        tally[harness::ab::Verdict::Faster as usize],
-        tally[harness::ab::Verdict::Slower as usize],
-        tally[harness::ab::Verdict::Tied as usize],
+        count(harness::ab::Verdict::Faster),
+        count(harness::ab::Verdict::Slower),
+        count(harness::ab::Verdict::Tied),
         100.0 * level
     );
     Ok(())
