@@ -309,6 +309,27 @@ impl<T> Arena<T> {
         }
     }
 
+    /// Asks the CPU to start loading the entry behind `handle` into the cache,
+    /// for a caller that will read it soon and has other work to do
+    /// meanwhile (a sweep of many handles). A hint only: it reads nothing,
+    /// and an index past the end is ignored. On targets other than x86-64 it
+    /// does nothing.
+    #[inline(always)]
+    pub fn prefetch(&self, handle: Handle) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(slot) = self.slots.get(handle.index as usize) {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            // SAFETY: a prefetch is a hint that reads nothing, and the
+            // pointer is to a live element.
+            #[allow(unsafe_code)]
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(slot).cast::<i8>());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = handle;
+    }
+
     /// Calls `f` with the index of every occupied slot, in index order. Used by
     /// algorithms' whole-structure passes (invariant checks, fast-forwards).
     pub fn for_each_index(&self, mut f: impl FnMut(u32, &T)) {

@@ -32,14 +32,20 @@
 //!   again by its new deadline. A reschedule to an earlier deadline renews the
 //!   timer's generation (leaving the old handle in its slot stale, to be
 //!   swept) and files the new handle.
-//! * **Level 0 has 1,024 one-tick slots** ([`NEAR_BITS`] = 10) under a
-//!   summary word, and the levels above it tokio's 64 slots each. A timer due
-//!   within 1,023 ticks of a clock in the same 1,024-tick window never
-//!   cascades, and one due within the same 65,536-tick window (a minute at
-//!   1 ms) cascades at most once; with tokio's 64-slot level 0 a timer 4,096
-//!   ticks or more out cascades at least twice. (The level is set by the
-//!   highest bit in which deadline and clock differ, so a short delay that
-//!   crosses a window boundary goes a level higher.)
+//! * **Level 0 is a ring of 1,024 one-tick slots that slides with the
+//!   clock** ([`NEAR_BITS`] = 10), under a summary word: any deadline within
+//!   1,023 ticks of the clock is filed there by its low 10 bits, and never
+//!   cascades. The levels above it are tokio's, 64 slots each, aligned: a
+//!   later deadline goes to the level of the highest bit in which it and the
+//!   clock differ, and one due within the same 65,536-tick window (a minute
+//!   at 1 ms) cascades at most once. Tokio's level 0 is aligned too, so a
+//!   short delay that crosses a window boundary goes a level higher and
+//!   moves down once; on `periodic`, a one-second timer did so before almost
+//!   every firing (383,351 moves for 370,601 firings with an aligned level
+//!   0, 163,771 with the ring). The price is the next expiration: the first
+//!   occupied ring slot is searched from the clock's position round the
+//!   ring, and compared with the start of the earliest higher slot, which is
+//!   cached (`far_start`) rather than searched.
 //! * **The next expiry is the earliest slot's smallest deadline**, kept per
 //!   slot of level 1 and above as timers are filed, not the slot's start. An
 //!   event loop then sleeps until a timer is due instead of waking at each
@@ -47,6 +53,12 @@
 //!   a higher-level slot straight from there (see `take_slot`).
 //!   Between expiries an advance is one compare against the cached start of
 //!   the earliest slot, and `next_expiry` reads two cached fields.
+//! * **A sweep prefetches**: while it reads the timer of one handle, it asks
+//!   the CPU for the arena entry of the handle [`PREFETCH_AHEAD`] places
+//!   on ([`Arena::prefetch`]), so that the loads of a long slot overlap even
+//!   when each handle's work fills the CPU's window. It is this workspace's
+//!   one `unsafe` call (`_mm_prefetch`, a hint that reads nothing; on other
+//!   targets nothing is done).
 //!
 //! Taking a slot reads each handle's timer once: a stale handle is dropped, a
 //! timer due by the advance's `now` fires, and any other is filed again
@@ -75,27 +87,21 @@
 //! once a second and cold by then, where 64 vectors stay in cache. The
 //! reference run and the README give the figures against every other row.
 //!
-//! Level 0 stays a 1,024-tick window aligned like tokio's levels, though on
-//! `periodic` that makes a one-second timer cross into the next window and
-//! move down once before it fires (383,351 moves for 370,601 firings, where
-//! `hashed-wheel`'s 65,536 slots ties this wheel). Two fixes were counted
+//! The ring and the prefetch were adopted after `make ab
+//! ARGS=--algorithms=sweep-wheel` (each change's branch against commit
+//! `1caee5a`, this build's time over the base's, median and interval of the
+//! paired ratios over 6 rounds). Level 0 first stayed a 1,024-tick window
+//! aligned like tokio's levels, and two fixes for `periodic` were counted
 //! (`timerbench counts --scale small`, instructions per operation, against
 //! commit `c87ca71`): a 2,048-slot level 0 (periodic -20, but sparse +33,
-//! kafka-purgatory +26, uniform +10); and level 0 as a sliding ring, any
-//! deadline within 1,024 ticks of the clock filed by its low bits, with the
-//! earliest higher slot's start cached (periodic -34, its moves down 383,351
-//! -> 163,771, bimodal -9, but sparse +55, far-future +23, uniform +20,
-//! scaling-1e3 +18): the next expiry then needs a search round the ring and
-//! a compare with the higher levels on every advance.
-//!
-//! Timed back to back, the ring does better than its counts: `make ab
-//! ARGS=--algorithms=sweep-wheel` from the branch `experiment/sliding-near-ab`
-//! against commit `1caee5a` (6 rounds; this build's time over the base's,
-//! median and interval of the paired ratios) finds it faster on `bimodal`
-//! (0.91 [0.88, 0.99]), `periodic` (0.93 [0.87, 0.98]) and `kernel-timeouts`
-//! (0.93 [0.56, 0.97]), slower on `sparse` (1.06 [1.04, 1.08]) and
-//! `scaling-1e3` (1.02 [1.00, 1.03]), tied on the other twelve. The same
-//! tool judged three more changes against `1caee5a`, each on its branch:
+//! kafka-purgatory +26, uniform +10), not kept; and the ring (periodic -34,
+//! bimodal -9, but sparse +55, far-future +23, uniform +20, scaling-1e3
+//! +18). Timed, the ring did better than its counts (branch
+//! `experiment/sliding-near-ab`): faster on `bimodal` (0.91 [0.88, 0.99]),
+//! `periodic` (0.93 [0.87, 0.98]) and `kernel-timeouts` (0.93 [0.56,
+//! 0.97]), slower on `sparse` (1.06 [1.04, 1.08]) and `scaling-1e3` (1.02
+//! [1.00, 1.03]), tied on the other twelve. The same tool judged three more
+//! changes against `1caee5a`, each on its branch:
 //!
 //! * `experiment/inline-first`: a slot's first handle kept in the slot table
 //!   (32-byte slots), so that a slot holding one handle touches no heap
@@ -108,9 +114,9 @@
 //!   (room in the slot's vector and an arena entry to reuse checked first),
 //!   so that it saves two registers instead of six. Faster on `bimodal`
 //!   (0.95 [0.83, 0.99]), tied elsewhere with medians of 0.90 to 1.03; it
-//!   needs `unsafe` (`Vec::set_len` after writing the spare room), which this
-//!   workspace denies, and a safe version (a boxed slice and a length) cost
-//!   more instructions in the sweeps than it saved in the insert.
+//!   needs `unsafe` that touches memory (`Vec::set_len` after writing the
+//!   spare room), and a safe version (a boxed slice and a length) cost more
+//!   instructions in the sweeps than it saved in the insert. Not kept.
 //! * `experiment/prefetch`: each sweep asks for the arena entry of the handle
 //!   eight ahead (`_mm_prefetch`, also `unsafe`). Faster on `burst` (0.92
 //!   [0.90, 0.96]), `far-future` (0.95 [0.76, 0.99]), `ratas-connections`
@@ -118,14 +124,13 @@
 //!   rest.
 //!
 //! The ring and the prefetch together (`experiment/combined`, 10 rounds)
-//! are faster on seven workloads (`uniform` 0.92, `bimodal` 0.85, `burst`
+//! were faster on seven workloads (`uniform` 0.92, `bimodal` 0.85, `burst`
 //! 0.90, `periodic` 0.89, `kafka-purgatory` 0.96, `kernel-timeouts` 0.91,
 //! `scaling-1e6` 0.87, every interval below 1), slower on `sparse` (1.05
-//! [1.03, 1.08]) and tied on nine. They are not merged yet: the branch
-//! has them with this documentation rewritten for the ring (its invariants,
-//! the output order) and the prefetch's one `unsafe` call named in
-//! `ARCHITECTURE.md`, and what is left is a new reference run and the
-//! README's figures from it.
+//! [1.03, 1.08]) and tied on nine, and are this wheel. On `sparse` (6,000
+//! timers hours apart) the ring is mostly empty and most advances take a
+//! higher slot, each followed by a fresh search of both; the reference run
+//! and the README give the figures against every other row.
 //!
 //! Source: the wheel is tokio's `runtime/time/wheel` (read at tokio 1.54.1, the
 //! version this workspace pins: 6 levels of 64 slots at 1 ms; here a wider
@@ -245,10 +250,19 @@
 //! * every pending timer has exactly one *current* handle (its index and its
 //!   entry's present generation) in the wheel: on the overdue list, or in a slot
 //!   that starts at or before its deadline. Any other handle in a slot is stale;
-//! * every handle in a slot of level `k` was filed for a deadline `when` that
-//!   shares every digit above `k` with `elapsed` and whose digit `k` is greater
-//!   than `elapsed`'s, so every occupied slot lies ahead of the clock (the
-//!   invariant of [`crate::bitmap_wheel`], with level 0's digit 10 bits wide);
+//! * every handle in level 0's slot `s` was filed for a deadline less than
+//!   1,024 ticks after the clock of its filing, and `s` is not the clock's
+//!   own slot: the slot starts at `elapsed + ((s - elapsed) mod 1,024)`, the
+//!   first tick after the clock whose low 10 bits are `s` (a ring: the slots
+//!   below the clock's are its next lap);
+//! * every handle in a slot of level `k >= 1` was filed for a deadline `when`
+//!   at least 1,024 ticks after the clock of its filing, that shares every
+//!   digit above `k` with `elapsed` and whose digit `k` is greater than
+//!   `elapsed`'s, so every occupied higher slot lies ahead of the clock (the
+//!   invariant of [`crate::bitmap_wheel`]), and `far_start` is the start of
+//!   the earliest of them (`Tick::MAX` when none is occupied). The clock
+//!   never passes a higher slot's start without taking it, so it stays inside
+//!   the blocks that hold them;
 //! * a slot's occupancy bit is set if and only if the slot holds a handle,
 //!   current or stale, and level 0's summary bit `w` is set if and only if
 //!   word `w` of its bitmap is not zero;
@@ -259,9 +273,10 @@
 //! * the overdue list's running minimum is at most the deadline of every
 //!   pending timer whose current handle is on it.
 //!
-//! So the earliest slot's minimum is a lower bound on every deadline (every
-//! other slot covers later ticks), which is what [`TimerQueue::next_expiry`]
-//! reports, with the overdue list's minimum. It is not always a deadline: a
+//! So the earlier of the first ring slot's start and the earliest higher
+//! slot's minimum is a lower bound on every deadline (every other slot
+//! covers later ticks), which is what [`TimerQueue::next_expiry`] reports,
+//! with the overdue list's minimum. It is not always a deadline: a
 //! cancelled timer's or a pushed-back timer's filing may be what set it, and
 //! an advance there may fire nothing (`empty_slot_visits` counts the slots
 //! taken with stale handles only).
@@ -271,8 +286,9 @@
 //! The overdue batch first, sorted (see [`crate::overdue`] for why it can go
 //! first); then slots in increasing start order. A level-0 slot fires timers
 //! due at its start; a higher slot, taken because it is the earliest, fires
-//! the timers due by `now` that lie within its span, sorted, and these come
-//! before every timer in any other slot.
+//! the timers due by `now` that lie within its span and before the first
+//! occupied ring slot, sorted, and these come before every timer in any other
+//! slot; its later timers are filed again.
 //!
 //! # Counters
 //!
@@ -287,9 +303,10 @@
 //!
 //! # Parameters
 //!
-//! [`NEAR_BITS`] = 10: level 0 has 1,024 one-tick slots, and the levels above
-//! it have tokio's 64 slots each, so [`LEVELS`] = 10 cover 2^62. `params()` is
-//! `"near=1024,levels=10,slots=64"`.
+//! [`NEAR_BITS`] = 10: level 0 is a ring of 1,024 one-tick slots, and the
+//! levels above it have tokio's 64 slots each, so [`LEVELS`] = 10 cover 2^62.
+//! `params()` is `"near=1024,levels=10,slots=64"`. [`PREFETCH_AHEAD`] = 8 is
+//! not in `params()`: it changes how fast the wheel is, not what it does.
 //!
 //! [`KEEP_HANDLES`] = 64, [`SHRINK_RATIO`] = 8 and [`RELEASE_MIN_TIMERS`] =
 //! 4,096 decide when memory is given back (see above); they are not in
@@ -334,6 +351,11 @@ pub const SHRINK_RATIO: usize = 8;
 /// each time (4,096 entries are about 96 KiB of arena with 8-byte payloads).
 pub const RELEASE_MIN_TIMERS: usize = 4_096;
 
+/// How many handles ahead a sweep asks for a timer's arena entry
+/// ([`Arena::prefetch`]), so that the load is under way when the sweep gets
+/// there.
+const PREFETCH_AHEAD: usize = 8;
+
 /// Slots of all levels together, numbered level by level: level 0's first,
 /// then each higher level's 64 (see [`BASE`]).
 const SLOT_COUNT: usize = NEAR_SLOTS + (LEVELS - 1) * FAR_SLOTS;
@@ -341,6 +363,9 @@ const SLOT_COUNT: usize = NEAR_SLOTS + (LEVELS - 1) * FAR_SLOTS;
 /// Words of the occupancy bitmap: one bit per slot, in slot-number order, so
 /// that level 0 has [`NEAR_SLOTS`]` / 64` words and every higher level one.
 const WORDS: usize = SLOT_COUNT / 64;
+
+/// The bits of the summary word that stand for level 0's words.
+const NEAR_SUMMARY: u64 = (1 << (NEAR_SLOTS / 64)) - 1;
 
 const _: () = assert!(
     NEAR_SLOTS.is_multiple_of(64) && FAR_SLOTS == 64,
@@ -404,6 +429,7 @@ const SHIFT: [u32; LEVELS] = per_level!(|level| digit_shift(level));
 
 /// Per level, the mask of a digit once shifted down: the slot within the
 /// level.
+#[cfg(test)]
 const DIGIT_MASK: [u64; LEVELS] = per_level!(|level| (1 << digit_bits(level)) - 1);
 
 /// Per level, [`level_base`].
@@ -459,9 +485,17 @@ fn level_for(elapsed: Tick, when: Tick) -> usize {
 }
 
 /// The slot of `when` on `level`: its digit there.
-#[inline]
+#[cfg(test)]
 fn slot_for(when: Tick, level: usize) -> usize {
     ((when >> SHIFT[level]) & DIGIT_MASK[level]) as usize
+}
+
+/// The first tick after `elapsed` whose low [`NEAR_BITS`] bits are `slot`:
+/// the start of level 0's ring slot `slot` (see the invariants), which is
+/// never the clock's own slot.
+#[inline]
+fn ring_start(elapsed: Tick, slot: usize) -> Tick {
+    elapsed + ((slot as u64).wrapping_sub(elapsed) & (NEAR_SLOTS as u64 - 1))
 }
 
 /// The number of `level`'s slot `slot` among all [`SLOT_COUNT`] slots.
@@ -495,11 +529,12 @@ fn slot_start(time: Tick, level: usize, slot: usize) -> Tick {
 /// Which slots hold handles: a bit per slot number, in [`WORDS`] words under a
 /// summary word whose bit `w` is set when word `w` is not zero.
 ///
-/// On every level the occupied slots lie after the clock's digit, and never
-/// wrap round (see the invariants), and slot numbers go level by level, so the
-/// earliest occupied slot of the wheel is simply the lowest set bit: two
-/// `trailing_zeros`, no search from the clock's digit (tokio needs that
-/// rotation because its top level wraps).
+/// On every level above 0 the occupied slots lie after the clock's digit and
+/// never wrap round (see the invariants), and slot numbers go level by
+/// level, so the earliest occupied higher slot is the lowest set bit above
+/// level 0's words: two `trailing_zeros` ([`Self::first_far`]). Level 0 is a
+/// ring, so its first slot is searched from the clock's slot round it
+/// ([`Self::first_near`]).
 #[derive(Clone, Debug, Default)]
 struct Occupancy {
     words: [u64; WORDS],
@@ -527,8 +562,37 @@ impl Occupancy {
         self.words[id / 64] & (1 << (id % 64)) != 0
     }
 
-    /// The lowest occupied slot number.
+    /// The first occupied level-0 slot at or after slot `from`, wrapping
+    /// round level 0's ring.
     #[inline]
+    fn first_near(&self, from: usize) -> Option<usize> {
+        let near = self.summary & NEAR_SUMMARY;
+        if near == 0 {
+            return None;
+        }
+        let word = from / 64;
+        let bits = self.words[word] & (u64::MAX << (from % 64));
+        if bits != 0 {
+            return Some(word * 64 + bits.trailing_zeros() as usize);
+        }
+        let after = near & (u64::MAX << (word + 1));
+        let word = if after != 0 { after } else { near }.trailing_zeros() as usize;
+        Some(word * 64 + self.words[word].trailing_zeros() as usize)
+    }
+
+    /// The lowest occupied slot number of level 1 and above.
+    #[inline]
+    fn first_far(&self) -> Option<usize> {
+        let far = self.summary & !NEAR_SUMMARY;
+        if far == 0 {
+            return None;
+        }
+        let word = far.trailing_zeros() as usize;
+        Some(word * 64 + self.words[word].trailing_zeros() as usize)
+    }
+
+    /// The lowest occupied slot number.
+    #[cfg(test)]
     fn first(&self) -> Option<usize> {
         if self.summary == 0 {
             return None;
@@ -582,6 +646,9 @@ struct Expiration {
     id: usize,
     /// The slot's start: the first tick it covers.
     start: Tick,
+    /// The start of the earliest occupied level-0 slot (`Tick::MAX` if none):
+    /// a higher slot taken before it fires only what is due before it.
+    near: Tick,
 }
 
 /// A bitmap wheel with vector slots, one-line cancels and lazy sweeping. See
@@ -605,6 +672,9 @@ pub struct SweepWheel<P> {
     /// At most every deadline filed in a slot: the earliest slot's minimum
     /// after an advance, lowered by every filing since.
     next_min: Tick,
+    /// The start of the earliest occupied slot of level 1 and above
+    /// (`Tick::MAX` when none is).
+    far_start: Tick,
     /// Handles of timers filed with a deadline at or before the clock.
     overdue: Vec<Handle>,
     /// At most the deadline of every pending timer on `overdue`; `Tick::MAX`
@@ -632,6 +702,7 @@ impl<P> SweepWheel<P> {
             slot_min: Box::new([Tick::MAX; SLOT_COUNT - NEAR_SLOTS]),
             next_start: Tick::MAX,
             next_min: Tick::MAX,
+            far_start: Tick::MAX,
             overdue: Vec::new(),
             overdue_min: Tick::MAX,
             elapsed: 0,
@@ -682,11 +753,19 @@ impl<P> SweepWheel<P> {
             "placing deadline {when} at or before the clock {}",
             self.elapsed
         );
-        // `slot_id(level, slot_for(when, level))` for the level of
-        // `level_for(elapsed, when)`, read from tables by the highest bit.
-        let bit = highest_differing_bit(self.elapsed, when);
-        let shift = SHIFT_AT_BIT[bit];
-        let id = BASE_AT_BIT[bit] + ((when >> shift) & DIGIT_MASK_AT_BIT[bit]) as usize;
+        // Within NEAR_SLOTS ticks of the clock: level 0's ring, by the low
+        // digits. Else `slot_id(level, slot_for(when, level))` for the level
+        // of `level_for(elapsed, when)`, read from tables by the highest bit.
+        let (id, floor) = if when - self.elapsed < NEAR_SLOTS as u64 {
+            (when as usize & (NEAR_SLOTS - 1), Tick::MAX)
+        } else {
+            let bit = highest_differing_bit(self.elapsed, when);
+            let shift = SHIFT_AT_BIT[bit];
+            (
+                BASE_AT_BIT[bit] + ((when >> shift) & DIGIT_MASK_AT_BIT[bit]) as usize,
+                FLOOR_AT_BIT[bit],
+            )
+        };
         // Fixed-size arrays: one check that `id` is a slot number covers the
         // slot and its occupancy word.
         self.slots[id].push(handle);
@@ -696,8 +775,9 @@ impl<P> SweepWheel<P> {
         // the same compare tests the level and the bound.
         if let Some(min) = self.slot_min.get_mut(id.wrapping_sub(NEAR_SLOTS)) {
             *min = (*min).min(when);
+            self.far_start = self.far_start.min(when & floor);
         }
-        FLOOR_AT_BIT[bit]
+        floor
     }
 
     /// Sets the cached bounds from `next`, the wheel's next expiration.
@@ -705,35 +785,55 @@ impl<P> SweepWheel<P> {
     fn set_bounds(&mut self, next: Option<Expiration>) {
         (self.next_start, self.next_min) = match next {
             Some(expiration) if expiration.level == 0 => (expiration.start, expiration.start),
-            Some(expiration) => (expiration.start, self.slot_min[expiration.id - NEAR_SLOTS]),
+            Some(expiration) => (
+                expiration.start,
+                self.slot_min[expiration.id - NEAR_SLOTS].min(expiration.near),
+            ),
             None => (Tick::MAX, Tick::MAX),
         };
     }
 
-    /// The next slot to take: the first occupied slot of the lowest level that
-    /// has one (see [`crate::bitmap_wheel`] for why that is the earliest).
+    /// The next slot to take: the earlier of the first occupied ring slot
+    /// after the clock and the earliest occupied higher slot (whose start is
+    /// cached in `far_start`); a tie goes to the ring, whose slot spans one
+    /// tick.
     #[inline]
     fn next_expiration(&self) -> Option<Expiration> {
-        let id = self.occupied.first()?;
-        if id < NEAR_SLOTS {
-            // Level 0, the common case: the slot's number is its digit, and
-            // its start needs no table.
-            let start = (self.elapsed & ABOVE[0]) | id as u64;
+        let mask = NEAR_SLOTS as u64 - 1;
+        let near = self
+            .occupied
+            .first_near((self.elapsed & mask) as usize)
+            .map(|id| (id, ring_start(self.elapsed, id)));
+        let near_start = near.map_or(Tick::MAX, |(_, start)| start);
+        if self.far_start < near_start {
+            let id = self.occupied.first_far().expect("a far slot is occupied");
+            let level = level_of(id);
+            debug_assert_eq!(
+                slot_start(self.elapsed, level, id - BASE[level]),
+                self.far_start
+            );
             return Some(Expiration {
-                level: 0,
+                level,
                 id,
-                start,
+                start: self.far_start,
+                near: near_start,
             });
         }
-        let level = level_of(id);
-        let slot = id - BASE[level];
-        let start = slot_start(self.elapsed, level, slot);
-        debug_assert!(
-            slot > slot_for(self.elapsed, level) && start > self.elapsed,
-            "level {level} slot {slot} (start {start}) is not ahead of the clock {}",
-            self.elapsed
-        );
-        Some(Expiration { level, id, start })
+        let (id, start) = near?;
+        Some(Expiration {
+            level: 0,
+            id,
+            start,
+            near: start,
+        })
+    }
+
+    /// Recomputes [`Self::far_start`] from the occupancy bitmap.
+    fn reset_far_start(&mut self) {
+        self.far_start = self.occupied.first_far().map_or(Tick::MAX, |id| {
+            let level = level_of(id);
+            slot_start(self.elapsed, level, id - BASE[level])
+        });
     }
 
     /// The advance to `now` when there is something to do: drains the overdue
@@ -790,6 +890,9 @@ impl<P> SweepWheel<P> {
         // Indexed rather than iterated, since a pushed-back timer is filed
         // (into another slot) while the loop runs.
         while let Some(&handle) = self.slots[id].get(next) {
+            if let Some(&ahead) = self.slots[id].get(next + PREFETCH_AHEAD) {
+                self.timers.prefetch(ahead);
+            }
             next += 1;
             let Some(timer) = self.timers.get(handle) else {
                 stale += 1;
@@ -830,15 +933,20 @@ impl<P> SweepWheel<P> {
     /// output in order. A timer pushed back past the slot's end is filed again,
     /// even if it is due by `now`, since other slots may hold earlier ones.
     fn take_slot(&mut self, expiration: Expiration, now: Tick, out: &mut Vec<Expired<P>>) {
-        let Expiration { level, id, start } = expiration;
+        let Expiration {
+            level, id, start, ..
+        } = expiration;
         debug_assert!(level > 0, "level 0's slots are taken by take_near");
         self.counters.slot_visits += 1;
         self.elapsed = start;
         self.occupied.clear(id);
         self.slot_min[id - NEAR_SLOTS] = Tick::MAX;
+        self.reset_far_start();
         // The last tick the slot covers. The top level's slots span 2^58
         // ticks and start at most at 2^62, so this does not overflow.
-        let end = start + !slot_floor_mask(level);
+        // Timers due at or after level 0's earliest slot are filed there
+        // rather than fired, so that what fires comes out in order.
+        let end = (start + !slot_floor_mask(level)).min(expiration.near - 1);
         let first = out.len();
         // Taken out so that filing can borrow the wheel; nothing is filed into
         // this slot meanwhile (every deadline in it is at or after its start,
@@ -879,12 +987,13 @@ impl<P> SweepWheel<P> {
     #[cold]
     #[inline(never)]
     fn release(&mut self) {
-        debug_assert!(self.timers.is_empty() && self.occupied.first().is_none());
+        debug_assert!(self.timers.is_empty() && self.occupied.summary == 0);
         debug_assert!(self.overdue.is_empty());
         for handles in self.slots.iter_mut() {
             *handles = Vec::new();
         }
         self.overdue = Vec::new();
+        self.far_start = Tick::MAX;
         self.timers.release();
     }
 
@@ -906,7 +1015,10 @@ impl<P> SweepWheel<P> {
             refiled: 0,
             sorted: true,
         };
-        for &handle in handles {
+        for (next, &handle) in handles.iter().enumerate() {
+            if let Some(&ahead) = handles.get(next + PREFETCH_AHEAD) {
+                self.timers.prefetch(ahead);
+            }
             let Some(timer) = self.timers.get(handle) else {
                 swept.stale += 1;
                 continue;
@@ -950,9 +1062,9 @@ impl<P> Algorithm for SweepWheel<P> {
     const NAME: &'static str = "sweep-wheel";
     const FAMILY: Family = Family::Modern;
     const SUMMARY: &'static str = "designed here: tokio's bitmap wheel with a 1,024-slot level \
-         0, slots as vectors of 8-byte handles, a cancel that bumps a generation (stale handles \
-         swept when their slot is taken), a later reschedule in one store, the earliest slot's \
-         smallest deadline as next expiry";
+         0 that slides with the clock, slots as vectors of 8-byte handles swept with prefetch, a \
+         cancel that bumps a generation (stale handles swept when their slot is taken), a later \
+         reschedule in one store, the earliest slot's smallest deadline as next expiry";
 
     fn with_defaults() -> Self {
         Self::new()
@@ -1058,13 +1170,21 @@ mod tests {
             );
             if !handles.is_empty() {
                 assert!(
-                    slot > slot_for(wheel.elapsed, level),
+                    if level == 0 {
+                        slot != slot_for(wheel.elapsed, 0)
+                    } else {
+                        slot > slot_for(wheel.elapsed, level)
+                    },
                     "slot behind the clock"
                 );
             }
             for &handle in handles {
                 if let Some(timer) = wheel.timers.get(handle) {
-                    let start = slot_start(wheel.elapsed, level, slot);
+                    let start = if level == 0 {
+                        ring_start(wheel.elapsed, slot)
+                    } else {
+                        slot_start(wheel.elapsed, level, slot)
+                    };
                     assert!(start <= timer.deadline, "filed after its deadline");
                     if level > 0 {
                         assert!(wheel.slot_min[id - NEAR_SLOTS] <= timer.deadline);
@@ -1166,6 +1286,16 @@ mod tests {
         assert_eq!(wheel.counters.slot_visits, 1);
         assert_eq!(wheel.counters.cascades, 2);
         assert_eq!(fire(&mut wheel, 130_000), vec![(120_000, 2), (130_000, 4)]);
+    }
+
+    #[test]
+    fn a_ring_slot_starts_at_the_next_tick_with_its_low_bits() {
+        assert_eq!(ring_start(0, 5), 5);
+        assert_eq!(ring_start(1_000, 1_001), 1_001);
+        assert_eq!(ring_start(5_000, 5_000 % 1_024 + 1), 5_001);
+        // Below the clock's slot: the next lap.
+        assert_eq!(ring_start(1_000, 3), 1_027);
+        assert_eq!(ring_start(1_023, 0), 1_024);
     }
 
     #[test]
