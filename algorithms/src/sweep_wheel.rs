@@ -136,10 +136,20 @@
 //! 593 (`make counts`): its insert is cheaper (117 against 153), but a
 //! timer hours away is moved down 2.25 times on average before it fires
 //! (25,137 moves for 11,156 firings), so each of its advances costs 270
-//! against the calendar's 173. A sparse queue wants coarser levels, a
-//! dense one finer: 256-slot levels (`FAR_BITS` = 8) cut `sparse` to 686
-//! instructions per operation and left the others within -8 to +7, untimed
-//! yet.
+//! against the calendar's 173, and the ring's 1,024 vectors are first
+//! allocated during the measured phase (1,112 allocations in it, where the
+//! calendar makes none). Two changes were judged with `make ab` against
+//! `3199680` (6 rounds), each on its branch, and neither closes the gap:
+//! 256-slot levels above level 0 (`FAR_BITS` = 8, branch
+//! `experiment/far-bits-8`) cut `sparse` from 744 to 686 instructions per
+//! operation but not its time (0.998 [0.933, 1.038]), and were faster on
+//! `scaling-1e3` to `-1e5` (0.966 to 0.976); a `reserve` that gives every
+//! empty ring slot room for 4 handles once told of 1,024 timers or more
+//! (branch `experiment/ring-reserve`) made `sparse` 0.914 [0.847, 0.931]
+//! (126 allocations in the measured phase) and tied the other sixteen. Both
+//! together (`experiment/reserve-far8`): `sparse` 0.910, `timeouts` 0.935,
+//! `scaling-1e3` 0.964, `scaling-1e5` 0.938, the rest tied; about 69 ns on
+//! `sparse`, still above the calendar's.
 //!
 //! Source: the wheel is tokio's `runtime/time/wheel` (read at tokio 1.54.1, the
 //! version this workspace pins: 6 levels of 64 slots at 1 ms; here a wider
