@@ -1130,6 +1130,13 @@ impl<P> TimerQueue<P> for SweepWheel<P> {
 
     fn reserve(&mut self, additional: usize) {
         self.timers.reserve(additional);
+        if additional >= NEAR_SLOTS {
+            for handles in &mut self.slots[..NEAR_SLOTS] {
+                if handles.capacity() == 0 {
+                    handles.reserve_exact(4);
+                }
+            }
+        }
     }
 
     fn next_expiry(&self) -> Option<Tick> {
