@@ -261,6 +261,20 @@
 //! `mass-cancel` (`timerbench counts --scale small`, against the wheel
 //! without them), and `kafka-purgatory`'s advances came out 1.2 fewer.
 //!
+//! # Reserving
+//!
+//! [`TimerQueue::reserve`] sizes the arena for the population, and, when
+//! that is at least [`NEAR_SLOTS`] timers, gives each of level 0's empty
+//! ring slots room for [`RESERVE_RING_HANDLES`] handles: 1,024 allocations
+//! of 32 bytes that a populated ring makes on its first lap anyway, made
+//! before the caller's work starts rather than one per slot as the clock
+//! first reaches it. On `sparse` (6,000 timers, one firing every 900 ticks,
+//! so the ring's first lap takes most of the measured phase) the measured
+//! phase's allocations fell from 1,112 to 126, and `make ab` against
+//! `3199680` (6 rounds) found it 0.914 [0.847, 0.931] the time, the other
+//! sixteen workloads tied. A wheel told of fewer timers, or never told,
+//! allocates a slot's vector at its first filing, as before.
+//!
 //! # Invariants
 //!
 //! Between calls `elapsed == now`; during an advance `elapsed` is the start of
@@ -369,6 +383,12 @@ pub const SHRINK_RATIO: usize = 8;
 /// queue that empties and refills often does not free and grow its arena
 /// each time (4,096 entries are about 96 KiB of arena with 8-byte payloads).
 pub const RELEASE_MIN_TIMERS: usize = 4_096;
+
+/// The room for handles that [`TimerQueue::reserve`] gives each empty ring
+/// slot when told of at least [`NEAR_SLOTS`] timers: what a vector's first
+/// push would allocate anyway (4 handles, 32 bytes), allocated up front so
+/// that the ring's first lap does not (see "Reserving").
+pub const RESERVE_RING_HANDLES: usize = 4;
 
 /// How many handles ahead a sweep asks for a timer's arena entry
 /// ([`Arena::prefetch`]), so that the load is under way when the sweep gets
@@ -1140,6 +1160,13 @@ impl<P> TimerQueue<P> for SweepWheel<P> {
 
     fn reserve(&mut self, additional: usize) {
         self.timers.reserve(additional);
+        if additional >= NEAR_SLOTS {
+            for handles in &mut self.slots[..NEAR_SLOTS] {
+                if handles.capacity() == 0 {
+                    handles.reserve_exact(RESERVE_RING_HANDLES);
+                }
+            }
+        }
     }
 
     fn next_expiry(&self) -> Option<Tick> {
@@ -1305,6 +1332,28 @@ mod tests {
         assert_eq!(wheel.counters.slot_visits, 1);
         assert_eq!(wheel.counters.cascades, 2);
         assert_eq!(fire(&mut wheel, 130_000), vec![(120_000, 2), (130_000, 4)]);
+    }
+
+    #[test]
+    fn reserve_gives_the_ring_room_only_for_a_large_population() {
+        let mut small = SweepWheel::<u64>::new();
+        small.reserve(NEAR_SLOTS - 1);
+        assert!(small.slots.iter().all(|handles| handles.capacity() == 0));
+        let mut large = SweepWheel::<u64>::new();
+        large.reserve(NEAR_SLOTS);
+        assert!(
+            large.slots[..NEAR_SLOTS]
+                .iter()
+                .all(|handles| handles.capacity() >= RESERVE_RING_HANDLES)
+        );
+        assert!(
+            large.slots[NEAR_SLOTS..]
+                .iter()
+                .all(|handles| handles.capacity() == 0)
+        );
+        // Reserved room is used like any other: a timer filed and fired.
+        large.insert(10, 7);
+        assert_eq!(fire(&mut large, 10), vec![(10, 7)]);
     }
 
     #[test]
