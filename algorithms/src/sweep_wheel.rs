@@ -130,26 +130,41 @@
 //! [1.03, 1.08]) and tied on nine, and are this wheel. On `sparse` (6,000
 //! timers hours apart) the ring is mostly empty and most advances take a
 //! higher slot, each followed by a fresh search of both. There this wheel
-//! is not the fastest exact design: in the reference run (commit `3199680`)
-//! it takes 74.5 ns per operation [68.1, 78.4] against `calendar-queue`'s
-//! 58.4 [56.3, 64.5], and executes 744 instructions per operation against
+//! is not the fastest exact design: in the reference run (commit `bad9efd`)
+//! it takes 73.7 ns per operation [72.8, 77.5] against `calendar-queue`'s
+//! 68.2 [67.5, 72.7], and executes 718 instructions per operation against
 //! 593 (`make counts`): its insert is cheaper (117 against 153), but a
 //! timer hours away is moved down 2.25 times on average before it fires
-//! (25,137 moves for 11,156 firings), so each of its advances costs 270
-//! against the calendar's 173, and the ring's 1,024 vectors are first
-//! allocated during the measured phase (1,112 allocations in it, where the
-//! calendar makes none). Two changes were judged with `make ab` against
-//! `3199680` (6 rounds), each on its branch, and neither closes the gap:
-//! 256-slot levels above level 0 (`FAR_BITS` = 8, branch
-//! `experiment/far-bits-8`) cut `sparse` from 744 to 686 instructions per
-//! operation but not its time (0.998 [0.933, 1.038]), and were faster on
-//! `scaling-1e3` to `-1e5` (0.966 to 0.976); a `reserve` that gives every
-//! empty ring slot room for 4 handles once told of 1,024 timers or more
-//! (branch `experiment/ring-reserve`) made `sparse` 0.914 [0.847, 0.931]
-//! (126 allocations in the measured phase) and tied the other sixteen. Both
-//! together (`experiment/reserve-far8`): `sparse` 0.910, `timeouts` 0.935,
-//! `scaling-1e3` 0.964, `scaling-1e5` 0.938, the rest tied; about 69 ns on
-//! `sparse`, still above the calendar's.
+//! (25,137 moves for 11,156 firings), so each of its advances costs 257
+//! against the calendar's 173. Judged with `make ab` (6 rounds), each on
+//! its branch, none of these closes the gap:
+//!
+//! * 256-slot levels above level 0 (`FAR_BITS` = 8, branch
+//!   `experiment/far-bits-8`): against `3199680`, `sparse` 744 -> 686
+//!   instructions per operation but its time tied (0.998 [0.933, 1.038]),
+//!   faster on `scaling-1e3` to `-1e5` (0.966 to 0.976); on top of the
+//!   pre-sized ring (`experiment/reserve-far8` against `8df1958`), one
+//!   faster (`scaling-1e3` 0.963), one slower (`heavy-tail` 1.023), fifteen
+//!   tied. Not kept: tokio's 64 slots cost no more.
+//! * The ring pre-sized by `reserve` (see "Reserving"): kept.
+//! * A taken slot's emptied vector kept on a stack of spares and given to
+//!   the next slot that gets its first handle, so that an insert writes into
+//!   a buffer still in cache (branch `experiment/spare-buffers`): on
+//!   `kafka-purgatory` and `ratas-connections`, where a timer lands in a
+//!   ring slot last touched a lap before, callgrind's L1 misses per insert
+//!   fell from 0.95 and 1.0 to 0.36 and 0.13, for 2% to 5% more
+//!   instructions; with the next item's path, against `8df1958`, it was
+//!   faster on three (`bimodal`
+//!   0.92, `burst` 0.93, `kafka-purgatory` 0.98), slower on seven (`sparse`
+//!   1.21, `far-future` 1.12, `heavy-tail` 1.10, `scaling-1e4` 1.09,
+//!   `periodic` 1.08, `scaling-1e5` 1.07, `scaling-1e3` 1.04) and tied on
+//!   `ratas-connections` (1.06): the misses it saved are most likely L2
+//!   hits that this CPU overlaps with other work, and the instructions it
+//!   added are not.
+//! * An advance whose one due slot is the ring slot at `now` takes it
+//!   straight away and searches once (branch `experiment/fast-near`): 8
+//!   fewer instructions per advance on `ratas-connections`, 2 to 4 on four
+//!   others, tied on all seventeen against `8df1958`.
 //!
 //! Source: the wheel is tokio's `runtime/time/wheel` (read at tokio 1.54.1, the
 //! version this workspace pins: 6 levels of 64 slots at 1 ms; here a wider
