@@ -165,6 +165,18 @@
 //!   straight away and searches once (branch `experiment/fast-near`): 8
 //!   fewer instructions per advance on `ratas-connections`, 2 to 4 on four
 //!   others, tied on all seventeen against `8df1958`.
+//! * The spares of the third item for higher slots only, aimed at the 524
+//!   times a higher slot's vector grows during `sparse`'s measured phase
+//!   (most of them first fillings of level-3 slots; branch
+//!   `experiment/far-spares`): more instructions on `sparse` (718 -> 755
+//!   per operation), since a small level-1 slot takes a large level-3
+//!   vector and the next level-3 slot grows from a small one. Not timed.
+//!
+//! Nor is that growth the gap: with every higher slot given room for half
+//! the population up front, so that none grows during the run (branch
+//! `experiment/diag-no-grow`, a diagnostic rather than a design), `sparse`
+//! was tied with this wheel (1.009 [0.937, 1.574], 8 rounds). What is left
+//! is the advance's own work, the searches and the moves.
 //!
 //! Source: the wheel is tokio's `runtime/time/wheel` (read at tokio 1.54.1, the
 //! version this workspace pins: 6 levels of 64 slots at 1 ms; here a wider
