@@ -422,6 +422,13 @@ pub const RESERVE_RING_HANDLES: usize = 4;
 /// there.
 const PREFETCH_AHEAD: usize = 8;
 
+/// The most handles a taken higher slot may hold for its timers to go into
+/// the sorted run (see `take_slot`) rather than into the levels below.
+pub const RUN_MAX: usize = 256;
+
+/// The `level` of an [`Expiration`] that is the sorted run's earliest entry.
+const RUN_LEVEL: usize = usize::MAX;
+
 /// Slots of all levels together, numbered level by level: level 0's first,
 /// then each higher level's 64 (see [`BASE`]).
 const SLOT_COUNT: usize = NEAR_SLOTS + (LEVELS - 1) * FAR_SLOTS;
@@ -749,6 +756,14 @@ pub struct SweepWheel<P> {
     /// The wheel's clock: `now` between calls, the start of the slot last taken
     /// during an advance.
     elapsed: Tick,
+    /// The timers of one small higher slot, taken whole: `(deadline, handle)`
+    /// by deadline, latest first, each deadline after the clock. A handle
+    /// here is in no slot.
+    run: Vec<(Tick, Handle)>,
+    /// The deadline of the run's last entry, its earliest (`Tick::MAX` when
+    /// it is empty), kept beside it so that finding the next expiration
+    /// reads one field.
+    run_start: Tick,
     counters: Counters,
 }
 
@@ -772,6 +787,8 @@ impl<P> SweepWheel<P> {
             overdue: Vec::new(),
             overdue_min: Tick::MAX,
             elapsed: 0,
+            run: Vec::new(),
+            run_start: Tick::MAX,
             counters: Counters::default(),
         }
     }
@@ -850,7 +867,9 @@ impl<P> SweepWheel<P> {
     #[inline]
     fn set_bounds(&mut self, next: Option<Expiration>) {
         (self.next_start, self.next_min) = match next {
-            Some(expiration) if expiration.level == 0 => (expiration.start, expiration.start),
+            Some(expiration) if expiration.level == 0 || expiration.level == RUN_LEVEL => {
+                (expiration.start, expiration.start)
+            }
             Some(expiration) => (
                 expiration.start,
                 self.slot_min[expiration.id - NEAR_SLOTS].min(expiration.near),
@@ -863,7 +882,7 @@ impl<P> SweepWheel<P> {
     /// after the clock and the earliest occupied higher slot (whose start is
     /// cached in `far_start`); a tie goes to the ring, whose slot spans one
     /// tick.
-    #[inline]
+    #[inline(always)]
     fn next_expiration(&self) -> Option<Expiration> {
         let mask = NEAR_SLOTS as u64 - 1;
         let near = self
@@ -872,6 +891,14 @@ impl<P> SweepWheel<P> {
             .map(|id| (id, ring_start(self.elapsed, id)));
         let near_start = near.map_or(Tick::MAX, |(_, start)| start);
         if self.far_start < near_start {
+            if self.far_start == self.run_start {
+                return Some(Expiration {
+                    level: RUN_LEVEL,
+                    id: 0,
+                    start: self.run_start,
+                    near: near_start,
+                });
+            }
             let id = self.occupied.first_far().expect("a far slot is occupied");
             let level = level_of(id);
             debug_assert_eq!(
@@ -882,7 +909,7 @@ impl<P> SweepWheel<P> {
                 level,
                 id,
                 start: self.far_start,
-                near: near_start,
+                near: near_start.min(self.run_start),
             });
         }
         let (id, start) = near?;
@@ -894,12 +921,19 @@ impl<P> SweepWheel<P> {
         })
     }
 
-    /// Recomputes [`Self::far_start`] from the occupancy bitmap.
+    /// Recomputes [`Self::far_start`] from the occupancy bitmap and the run.
     fn reset_far_start(&mut self) {
-        self.far_start = self.occupied.first_far().map_or(Tick::MAX, |id| {
+        self.far_start = self.first_far_start().min(self.run_start);
+    }
+
+    /// The start of the earliest occupied slot of level 1 and above
+    /// (`Tick::MAX` when none is).
+    #[inline]
+    fn first_far_start(&self) -> Tick {
+        self.occupied.first_far().map_or(Tick::MAX, |id| {
             let level = level_of(id);
             slot_start(self.elapsed, level, id - BASE[level])
-        });
+        })
     }
 
     /// The advance to `now` when there is something to do: drains the overdue
@@ -920,8 +954,10 @@ impl<P> SweepWheel<P> {
         while let Some(expiration) = next.filter(|expiration| expiration.start <= now) {
             if expiration.level == 0 {
                 self.take_near(expiration.id, expiration.start, out);
-            } else {
+            } else if expiration.level != RUN_LEVEL {
                 self.take_slot(expiration, now, out);
+            } else {
+                self.take_run(expiration.near.min(now), out);
             }
             next = self.next_expiration();
         }
@@ -1019,7 +1055,14 @@ impl<P> SweepWheel<P> {
         // and a deadline after the clock goes to a slot ahead of it), and the
         // vector goes back with its capacity.
         let mut handles = std::mem::take(&mut self.slots[id]);
-        let swept = self.sweep(&handles, now, end, out);
+        let swept = if level >= 2 && handles.len() <= RUN_MAX && self.run_start == Tick::MAX {
+            let last = start + !slot_floor_mask(level);
+            let swept = self.sweep_into_run(&handles, now, end, last, out);
+            self.far_start = self.far_start.min(self.run_start);
+            swept
+        } else {
+            self.sweep(&handles, now, end, out)
+        };
         empty_slot_vector(&mut handles, self.is_shrinking());
         self.slots[id] = handles;
         self.count_swept(swept);
@@ -1027,6 +1070,100 @@ impl<P> SweepWheel<P> {
             // Unstable: ties may come in any order, and it allocates nothing.
             out[first..].sort_unstable_by_key(|expired| expired.deadline);
         }
+    }
+
+    /// Fires the sorted run's timers due by `limit`, the advance's `now` or
+    /// the start of the earliest slot if that is sooner, in deadline order:
+    /// the clock moves to each entry's deadline as it is taken. A timer whose
+    /// deadline was pushed back is filed again (and `limit` lowered to its
+    /// slot's start, so that nothing after it fires first).
+    #[inline(never)]
+    fn take_run(&mut self, limit: Tick, out: &mut Vec<Expired<P>>) {
+        self.counters.slot_visits += 1;
+        // The run's first entry is the earliest of the far side, so
+        // `far_start` is its deadline: it becomes the slots' start here, then
+        // takes in what is filed below and the run's new first entry.
+        let slots = self.first_far_start();
+        self.far_start = slots;
+        let mut limit = limit.min(slots);
+        let mut swept = Swept {
+            current: 0,
+            stale: 0,
+            refiled: 0,
+            sorted: true,
+        };
+        while let Some(&(deadline, handle)) = self.run.last() {
+            if deadline > limit {
+                break;
+            }
+            self.run.pop();
+            self.elapsed = deadline;
+            let Some(timer) = self.timers.get(handle) else {
+                swept.stale += 1;
+                continue;
+            };
+            swept.current += 1;
+            let when = timer.deadline;
+            if when <= deadline {
+                let timer = self.timers.remove_at(handle.index());
+                out.push(Expired {
+                    payload: timer.payload,
+                    deadline: timer.deadline,
+                });
+            } else {
+                let floor = self.place(handle, when);
+                limit = limit.min(when & floor);
+                swept.refiled += 1;
+            }
+        }
+        self.run_start = self.run.last().map_or(Tick::MAX, |&(deadline, _)| deadline);
+        self.far_start = self.far_start.min(self.run_start);
+        self.count_swept(swept);
+    }
+
+    /// [`Self::sweep`] for a small slot whose last tick is `last`, when the
+    /// run is empty: a timer that is not fired and is due by `last` goes into
+    /// the run rather than into a slot below, and the run is sorted.
+    #[inline(never)]
+    fn sweep_into_run(
+        &mut self,
+        handles: &[Handle],
+        due_by: Tick,
+        end: Tick,
+        last: Tick,
+        out: &mut Vec<Expired<P>>,
+    ) -> Swept {
+        let mut swept = Swept {
+            current: 0,
+            stale: 0,
+            refiled: 0,
+            sorted: true,
+        };
+        for &handle in handles {
+            let Some(timer) = self.timers.get(handle) else {
+                swept.stale += 1;
+                continue;
+            };
+            swept.current += 1;
+            let when = timer.deadline;
+            if when <= due_by && when <= end {
+                let timer = self.timers.remove_at(handle.index());
+                swept.sorted &= out.last().is_none_or(|last| last.deadline <= when);
+                out.push(Expired {
+                    payload: timer.payload,
+                    deadline: timer.deadline,
+                });
+            } else if when <= last {
+                self.run.push((when, handle));
+                swept.refiled += 1;
+            } else {
+                self.place(handle, when);
+                swept.refiled += 1;
+            }
+        }
+        self.run.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        self.run_start = self.run.last().map_or(Tick::MAX, |&(deadline, _)| deadline);
+        swept
     }
 
     /// Whether the wheel holds far fewer timers than it once did: fewer than one
@@ -1264,6 +1401,33 @@ mod tests {
                     }
                     assert!(current.insert(handle, id).is_none(), "filed twice");
                 }
+            }
+        }
+        assert!(
+            wheel.run.windows(2).all(|pair| pair[0].0 >= pair[1].0),
+            "run out of order"
+        );
+        assert_eq!(
+            wheel.run_start,
+            wheel
+                .run
+                .last()
+                .map_or(Tick::MAX, |&(deadline, _)| deadline)
+        );
+        let first_far = wheel.occupied.first_far().map_or(Tick::MAX, |id| {
+            let level = level_of(id);
+            slot_start(wheel.elapsed, level, id - BASE[level])
+        });
+        assert_eq!(wheel.far_start, first_far.min(wheel.run_start), "far_start");
+        for &(deadline, handle) in &wheel.run {
+            assert!(deadline > wheel.elapsed, "run entry behind the clock");
+            assert!(wheel.next_min <= deadline && wheel.next_start <= deadline);
+            if let Some(timer) = wheel.timers.get(handle) {
+                assert!(deadline <= timer.deadline, "run entry after its deadline");
+                assert!(
+                    current.insert(handle, usize::MAX - 1).is_none(),
+                    "filed twice"
+                );
             }
         }
         for &handle in &wheel.overdue {
