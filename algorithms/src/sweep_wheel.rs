@@ -155,14 +155,14 @@
 //! [1.03, 1.08]) and tied on nine, and are this wheel. On `sparse` (6,000
 //! timers hours apart) the ring is mostly empty and most advances take a
 //! higher slot, each followed by a fresh search of both. There this wheel
-//! is not the fastest exact design: in the reference run (commit `bad9efd`)
-//! it takes 73.7 ns per operation [72.8, 77.5] against `calendar-queue`'s
-//! 68.2 [67.5, 72.7], and executes 718 instructions per operation against
-//! 593 (`make counts`): its insert is cheaper (117 against 153), but a
-//! timer hours away is moved down 2.25 times on average before it fires
-//! (25,137 moves for 11,156 firings), so each of its advances costs 257
-//! against the calendar's 173. Judged with `make ab` (6 rounds), each on
-//! its branch, none of these closes the gap:
+//! was not the fastest exact design: in the reference run at `bad9efd` (on
+//! an Intel Xeon VM) it took 73.7 ns per operation [72.8, 77.5] against
+//! `calendar-queue`'s 68.2 [67.5, 72.7], and executed 718 instructions per
+//! operation against 593 (`make counts`): its insert is cheaper (117
+//! against 153), but a timer hours away was moved down 2.25 times on
+//! average before it fired (25,137 moves for 11,156 firings), so each of
+//! its advances cost 257 against the calendar's 173. Judged with `make ab`
+//! (6 rounds), each on its branch, none of these closed the gap:
 //!
 //! * 256-slot levels above level 0 (`FAR_BITS` = 8, branch
 //!   `experiment/far-bits-8`): against `3199680`, `sparse` 744 -> 686
@@ -202,6 +202,16 @@
 //! `experiment/diag-no-grow`, a diagnostic rather than a design), `sparse`
 //! was tied with this wheel (1.009 [0.937, 1.574], 8 rounds). What is left
 //! is the advance's own work, the searches and the moves.
+//!
+//! The sorted run (above) cuts the moves: 18,544 for the 11,156 firings,
+//! 645 instructions per operation, its advance 220 (`make counts` at
+//! `3b929de`), 0.87x the time of the wheel before it in `make ab`. In the
+//! reference run at `3b929de` (on an AMD EPYC VM, where every figure is
+//! lower) it is still behind the calendar, by less: 59.5 ns [58.5, 72.5]
+//! against 54.8 [54.4, 55.1]. The timers of `sparse`'s level-3 slots
+//! (about 2,700 each) still move to level 2 before they reach a run, and
+//! each advance that fires from the run still searches the ring and the
+//! higher levels for what comes next.
 //!
 //! Source: the wheel is tokio's `runtime/time/wheel` (read at tokio 1.54.1, the
 //! version this workspace pins: 6 levels of 64 slots at 1 ms; here a wider
