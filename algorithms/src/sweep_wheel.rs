@@ -115,7 +115,10 @@
 //! The ring and the prefetch were adopted after `make ab
 //! ARGS=--algorithms=sweep-wheel` (each change's branch against commit
 //! `1caee5a`, this build's time over the base's, median and interval of the
-//! paired ratios over 6 rounds). Level 0 first stayed a 1,024-tick window
+//! paired ratios over 6 rounds; of the branches named here, only
+//! `experiment/sorted-run` and `experiment/ring-spares` are still in the
+//! repository, and the figures below are the record of the others). Level 0
+//! first stayed a 1,024-tick window
 //! aligned like tokio's levels, and two fixes for `periodic` were counted
 //! (`timerbench counts --scale small`, instructions per operation, against
 //! commit `c87ca71`): a 2,048-slot level 0 (periodic -20, but sparse +33,
@@ -185,7 +188,14 @@
 //!   `periodic` 1.08, `scaling-1e5` 1.07, `scaling-1e3` 1.04) and tied on
 //!   `ratas-connections` (1.06): the misses it saved are most likely L2
 //!   hits that this CPU overlaps with other work, and the instructions it
-//!   added are not.
+//!   added are not. Tried again on an AMD EPYC VM, for level 0 only and on
+//!   top of the sorted run (branch `experiment/ring-spares`, `make ab`
+//!   against `7de144c`, 6 rounds), it was slower where it was aimed:
+//!   `kafka-purgatory` 1.089 [1.047, 1.118] and `ratas-connections` 1.234
+//!   [1.204, 1.249], where the sorted run alone was tied (1.000 and 1.022),
+//!   and `periodic` 1.059, `scaling-1e3` 1.042; simulated L1 misses per
+//!   operation fell (1.39 to 0.84, 1.53 to 0.67) and instructions rose (281
+//!   to 311, 355 to 407).
 //! * An advance whose one due slot is the ring slot at `now` takes it
 //!   straight away and searches once (branch `experiment/fast-near`): 8
 //!   fewer instructions per advance on `ratas-connections`, 2 to 4 on four
