@@ -116,8 +116,11 @@
 //! ARGS=--algorithms=sweep-wheel` (each change's branch against commit
 //! `1caee5a`, this build's time over the base's, median and interval of the
 //! paired ratios over 6 rounds; of the branches named here, only
-//! `experiment/sorted-run` and `experiment/ring-spares` are still in the
-//! repository, and the figures below are the record of the others). Level 0
+//! `experiment/sorted-run`, `experiment/ring-spares`,
+//! `experiment/hot-ring`, `experiment/inline-ring`,
+//! `experiment/slots-start`, `experiment/slots-start-cached` and
+//! `diag/near64` are still in the repository, and the figures below are
+//! the record of the others). Level 0
 //! first stayed a 1,024-tick window
 //! aligned like tokio's levels, and two fixes for `periodic` were counted
 //! (`timerbench counts --scale small`, instructions per operation, against
@@ -196,6 +199,27 @@
 //!   and `periodic` 1.059, `scaling-1e3` 1.042; simulated L1 misses per
 //!   operation fell (1.39 to 0.84, 1.53 to 0.67) and instructions rose (281
 //!   to 311, 355 to 407).
+//! * Two more tries at those misses on the same VM, each judged by `make ab`
+//!   against `03b1414` (6 rounds). A 64-slot hot ring in front of the
+//!   1,024-slot one, for deadlines within 64 ticks of the clock, so that
+//!   the slots a short timer lands in were used 64 ticks before rather than
+//!   1,024 (`experiment/hot-ring`): `ratas-connections` 0.945 [0.938,
+//!   0.953], `kafka-purgatory` tied (0.966 [0.958, 1.000]), but `heavy-tail`
+//!   1.130 [1.097, 1.176], `uniform` 1.048, `kernel-timeouts` 1.037 and
+//!   `periodic` 1.025 slower, for the second ring searched on every
+//!   advance. A ring slot's first two handles kept in a flat table of 16
+//!   bytes a slot, its vector used only for a third
+//!   (`experiment/inline-ring`): simulated L1 misses per operation fell
+//!   (1.39 to 0.95, 1.53 to 0.59; `timerbench counts`) for 2 to 5 more
+//!   instructions, and both were tied in time (0.996, 1.031), five others
+//!   slower (`bimodal` 1.049, `far-future` 1.047, `periodic` 1.029, `burst`
+//!   1.021, `scaling-1e6` 1.084). Not kept. As a diagnostic only, a 64-slot
+//!   level 0 (`NEAR_BITS` = 6, branch `diag/near64`, 4 rounds on six
+//!   workloads) was faster on the two (0.956 and 0.902) and slower where
+//!   the 1,024-slot ring was chosen (`periodic` 1.217, `uniform` 1.127,
+//!   `sparse` 1.085). What it saves on the small queues is not the
+//!   simulated misses, which the inline slots removed for no gain; we have
+//!   not found what it is.
 //! * An advance whose one due slot is the ring slot at `now` takes it
 //!   straight away and searches once (branch `experiment/fast-near`): 8
 //!   fewer instructions per advance on `ratas-connections`, 2 to 4 on four
@@ -221,7 +245,16 @@
 //! against 54.8 [54.4, 55.1]. The timers of `sparse`'s level-3 slots
 //! (about 2,700 each) still move to level 2 before they reach a run, and
 //! each advance that fires from the run still searches the ring and the
-//! higher levels for what comes next.
+//! higher levels for what comes next. That search was then cut: the far
+//! slots' earliest start cached beside `far_start`, so that taking from the
+//! run reads it rather than searching (`experiment/slots-start-cached`),
+//! took `sparse` from 645 to 628 instructions per operation, for 4 more per
+//! insert on the workloads that file far, and `make ab` against `03b1414`
+//! (6 rounds) found every workload tied (`sparse` 0.996 [0.882, 1.041]).
+//! With the run's start folded in at each next expiration instead of into
+//! `far_start` (`experiment/slots-start`, counted, not timed), `sparse`
+//! fell to 618 and the other workloads' advances rose by up to 8. Neither
+//! was kept.
 //!
 //! Source: the wheel is tokio's `runtime/time/wheel` (read at tokio 1.54.1, the
 //! version this workspace pins: 6 levels of 64 slots at 1 ms; here a wider
