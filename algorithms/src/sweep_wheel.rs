@@ -780,6 +780,51 @@ fn empty_slot_vector(handles: &mut Vec<Handle>, shrinking: bool) {
     }
 }
 
+/// Runs shorter than this are sorted by comparison: a radix pass costs a
+/// count of every digit value however few entries there are.
+const RADIX_MIN: usize = 24;
+
+/// Sorts `entries` by deadline, latest first: a stable least-significant-digit
+/// radix sort of each deadline's distance below the latest, 8 bits a pass,
+/// with the passes for digits in which every distance agrees skipped, and
+/// `scratch` as the second buffer. Short runs are sorted by comparison.
+fn sort_latest_first(entries: &mut Vec<(Tick, Handle)>, scratch: &mut Vec<(Tick, Handle)>) {
+    let Some(&first) = entries.first() else {
+        return;
+    };
+    if entries.len() < RADIX_MIN {
+        entries.sort_unstable_by_key(|&(deadline, _)| std::cmp::Reverse(deadline));
+        return;
+    }
+    let latest = entries.iter().map(|&(deadline, _)| deadline).max().unwrap_or(first.0);
+    let differ = entries.iter().fold(0, |differ, &(deadline, _)| {
+        differ | ((latest - deadline) ^ (latest - first.0))
+    });
+    let mut shift = 0;
+    while shift < Tick::BITS && differ >> shift != 0 {
+        if (differ >> shift) & 0xff != 0 {
+            let digit = |deadline: Tick| ((latest - deadline) >> shift) as usize & 0xff;
+            let mut starts = [0u32; 256];
+            for &(deadline, _) in entries.iter() {
+                starts[digit(deadline)] += 1;
+            }
+            let mut sum = 0;
+            for start in &mut starts {
+                (*start, sum) = (sum, sum + *start);
+            }
+            scratch.clear();
+            scratch.resize(entries.len(), first);
+            for &entry in entries.iter() {
+                let start = &mut starts[digit(entry.0)];
+                scratch[*start as usize] = entry;
+                *start += 1;
+            }
+            std::mem::swap(entries, scratch);
+        }
+        shift += 8;
+    }
+}
+
 /// One timer: what the arena keeps per timer. The slot that holds its handle
 /// is not recorded; a cancel never goes there.
 #[derive(Debug)]
@@ -856,6 +901,8 @@ pub struct SweepWheel<P> {
     /// it is empty), kept beside it so that finding the next expiration
     /// reads one field.
     run_start: Tick,
+    /// The second buffer of the run's radix sort.
+    run_scratch: Vec<(Tick, Handle)>,
     counters: Counters,
 }
 
@@ -881,6 +928,7 @@ impl<P> SweepWheel<P> {
             elapsed: 0,
             run: Vec::new(),
             run_start: Tick::MAX,
+            run_scratch: Vec::new(),
             counters: Counters::default(),
         }
     }
@@ -1255,8 +1303,7 @@ impl<P> SweepWheel<P> {
                 swept.refiled += 1;
             }
         }
-        self.run
-            .sort_unstable_by_key(|&(deadline, _)| std::cmp::Reverse(deadline));
+        sort_latest_first(&mut self.run, &mut self.run_scratch);
         self.run_start = self.run.last().map_or(Tick::MAX, |&(deadline, _)| deadline);
         swept
     }
@@ -1291,6 +1338,8 @@ impl<P> SweepWheel<P> {
             *handles = Vec::new();
         }
         self.overdue = Vec::new();
+        self.run = Vec::new();
+        self.run_scratch = Vec::new();
         self.far_start = Tick::MAX;
         self.timers.release();
     }
@@ -1544,6 +1593,22 @@ mod tests {
         wheel.advance(now, &mut out);
         assert_invariants(wheel);
         out.into_iter().map(|e| (e.deadline, e.payload)).collect()
+    }
+
+    #[test]
+    fn the_run_sort_orders_latest_first_like_a_comparison_sort() {
+        let mut arena = Arena::new();
+        let mut scratch = Vec::new();
+        for (len, spread) in [(0, 1), (1, 1), (23, 1_000), (24, 1), (100, 65_536), (256, 1 << 40)] {
+            let mut entries: Vec<(Tick, Handle)> = (0..len as u64)
+                .map(|i| (5_000 + (i * 2_654_435_761) % spread, arena.insert(())))
+                .collect();
+            let mut expected = entries.clone();
+            expected.sort_by_key(|&(deadline, _)| std::cmp::Reverse(deadline));
+            sort_latest_first(&mut entries, &mut scratch);
+            let deadlines = |v: &[(Tick, Handle)]| v.iter().map(|e| e.0).collect::<Vec<_>>();
+            assert_eq!(deadlines(&entries), deadlines(&expected), "{len} entries");
+        }
     }
 
     #[test]
