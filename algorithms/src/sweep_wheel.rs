@@ -58,7 +58,9 @@
 //!   the run is empty, its timers that do not fire are not moved down into
 //!   level 1 and the ring: they are sorted by deadline into one vector of
 //!   `(deadline, handle)` pairs, and each later advance fires from its end
-//!   (`take_run`). Sorting k timers costs O(k log k) compares, where filing
+//!   (`take_run`). Sorting k timers costs O(k log k) compares (from
+//!   [`RADIX_MIN`] timers up, a radix sort's passes of O(k + 256) instead;
+//!   see below), where filing
 //!   them below costs k moves and, on a wheel this sparse, up to 64 more
 //!   slots taken one by one, each with the search and the bookkeeping of a
 //!   slot. The run is one more structure on the far side: `far_start` is
@@ -256,6 +258,29 @@
 //! fell to 618 and the other workloads' advances rose by up to 8. Neither
 //! was kept.
 //!
+//! What did pay was the sort. From [`RADIX_MIN`] = 24 entries up, the run
+//! is sorted by a least-significant-digit radix sort of each deadline's
+//! distance below the latest, a byte a pass, the bytes in which every
+//! distance agrees skipped (two passes for a level-2 slot's 65,536 ticks),
+//! into a second buffer kept beside the run (`sort_latest_first`); shorter
+//! runs keep the comparison sort. It executes more: `sparse` 645 -> 666
+//! instructions per operation (`timerbench counts`), since a pass counts
+//! 256 digit values however few entries there are. But none of its
+//! branches depends on the data, and it was faster in time: our guess (the
+//! VM exposes no counters to show it) is that the comparison sort's
+//! data-dependent branches cost more than the instructions it saves.
+//! `make ab` against
+//! `0a62f49` (6 rounds) found `sparse` 0.954 [0.947, 0.973] the time (8
+//! rounds on five workloads: 0.944 [0.920, 0.985]), thirteen tied, and
+//! `kafka-purgatory` 1.013, `kernel-timeouts` 1.019 and `scaling-1e3` 1.011
+//! slower, though `kafka-purgatory` never fills the run and executes the
+//! same 281 instructions per operation as before: shifts of 1% to 2% that
+//! we take for code placement. In a run of every row on `sparse` alone
+//! (`timerbench run --workloads sparse`, twice from each build) it took
+//! 53.1 and 52.0 ns per operation against `calendar-queue`'s 55.2 and
+//! 54.5, where the comparison sort took 56.8 and 56.9 against 54.3 and
+//! 54.5. [`RADIX_MIN`] and the byte-wide digit are not tuned.
+//!
 //! Source: the wheel is tokio's `runtime/time/wheel` (read at tokio 1.54.1, the
 //! version this workspace pins: 6 levels of 64 slots at 1 ms; here a wider
 //! level 0 and 9 levels above it for the contract's 2^62 range). The lazy
@@ -271,7 +296,7 @@
 //! | insert | O(1): an `ilog2`, a push onto a vector and a bit set; amortised, as a slot's vector grows until it is as long as the slot ever was |
 //! | cancel | O(1): a generation check and bump, and a free-list push |
 //! | reschedule | O(1): a store when the deadline moves later, else a renew and an insert |
-//! | advance | O(1) when no slot starts by `now`; else O(levels) per slot taken, O(1) per handle in it (current or stale) and O(k log k) for k timers fired from one higher-level slot out of deadline order or sorted into the run; O(1) per run entry taken; no slot without handles is visited |
+//! | advance | O(1) when no slot starts by `now`; else O(levels) per slot taken, O(1) per handle in it (current or stale) and O(k log k) for k timers fired from one higher-level slot out of deadline order; for k timers sorted into the run, O(k log k) below [`RADIX_MIN`] and one O(k + 256) pass per byte in which their deadlines differ from it up; O(1) per run entry taken; no slot without handles is visited |
 //! | next expiry | O(1): two cached bounds, set afresh by each advance that takes a slot |
 //! | giving back | a taken slot's vector: O(1); a wheel that empties: O(slots + arena entries), once per emptying (see below) |
 //!
@@ -796,7 +821,11 @@ fn sort_latest_first(entries: &mut Vec<(Tick, Handle)>, scratch: &mut Vec<(Tick,
         entries.sort_unstable_by_key(|&(deadline, _)| std::cmp::Reverse(deadline));
         return;
     }
-    let latest = entries.iter().map(|&(deadline, _)| deadline).max().unwrap_or(first.0);
+    let latest = entries
+        .iter()
+        .map(|&(deadline, _)| deadline)
+        .max()
+        .unwrap_or(first.0);
     let differ = entries.iter().fold(0, |differ, &(deadline, _)| {
         differ | ((latest - deadline) ^ (latest - first.0))
     });
@@ -1599,7 +1628,14 @@ mod tests {
     fn the_run_sort_orders_latest_first_like_a_comparison_sort() {
         let mut arena = Arena::new();
         let mut scratch = Vec::new();
-        for (len, spread) in [(0, 1), (1, 1), (23, 1_000), (24, 1), (100, 65_536), (256, 1 << 40)] {
+        for (len, spread) in [
+            (0, 1),
+            (1, 1),
+            (23, 1_000),
+            (24, 1),
+            (100, 65_536),
+            (256, 1 << 40),
+        ] {
             let mut entries: Vec<(Tick, Handle)> = (0..len as u64)
                 .map(|i| (5_000 + (i * 2_654_435_761) % spread, arena.insert(())))
                 .collect();
