@@ -279,7 +279,9 @@
 //! (`timerbench run --workloads sparse`, twice from each build) it took
 //! 53.1 and 52.0 ns per operation against `calendar-queue`'s 55.2 and
 //! 54.5, where the comparison sort took 56.8 and 56.9 against 54.3 and
-//! 54.5. [`RADIX_MIN`] and the byte-wide digit are not tuned.
+//! 54.5. Against that build (`make ab`, 8 rounds on six workloads that
+//! fill the run), [`RADIX_MIN`] = 8 was tied everywhere and 64 slower on
+//! `sparse` (1.034 [1.006, 1.065]); the byte-wide digit is not tuned.
 //!
 //! Source: the wheel is tokio's `runtime/time/wheel` (read at tokio 1.54.1, the
 //! version this workspace pins: 6 levels of 64 slots at 1 ms; here a wider
