@@ -879,6 +879,16 @@ struct Swept {
     sorted: bool,
 }
 
+impl Swept {
+    /// Nothing found yet.
+    const EMPTY: Swept = Swept {
+        current: 0,
+        stale: 0,
+        refiled: 0,
+        sorted: true,
+    };
+}
+
 /// The next slot to take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Expiration {
@@ -1259,12 +1269,7 @@ impl<P> SweepWheel<P> {
         let slots = self.first_far_start();
         self.far_start = slots;
         let mut limit = limit.min(slots);
-        let mut swept = Swept {
-            current: 0,
-            stale: 0,
-            refiled: 0,
-            sorted: true,
-        };
+        let mut swept = Swept::EMPTY;
         while let Some(&(deadline, handle)) = self.run.last() {
             if deadline > limit {
                 break;
@@ -1296,7 +1301,9 @@ impl<P> SweepWheel<P> {
 
     /// [`Self::sweep`] for a small slot whose last tick is `last`, when the
     /// run is empty: a timer that is not fired and is due by `last` goes into
-    /// the run rather than into a slot below, and the run is sorted.
+    /// the run rather than into a slot below, and the run is sorted. Out of
+    /// line, so that [`Self::take_slot`], which inlines the plain sweep,
+    /// does not grow by this one.
     #[inline(never)]
     fn sweep_into_run(
         &mut self,
@@ -1306,34 +1313,7 @@ impl<P> SweepWheel<P> {
         last: Tick,
         out: &mut Vec<Expired<P>>,
     ) -> Swept {
-        let mut swept = Swept {
-            current: 0,
-            stale: 0,
-            refiled: 0,
-            sorted: true,
-        };
-        for &handle in handles {
-            let Some(timer) = self.timers.get(handle) else {
-                swept.stale += 1;
-                continue;
-            };
-            swept.current += 1;
-            let when = timer.deadline;
-            if when <= due_by && when <= end {
-                let timer = self.timers.remove_at(handle.index());
-                swept.sorted &= out.last().is_none_or(|last| last.deadline <= when);
-                out.push(Expired {
-                    payload: timer.payload,
-                    deadline: timer.deadline,
-                });
-            } else if when <= last {
-                self.run.push((when, handle));
-                swept.refiled += 1;
-            } else {
-                self.place(handle, when);
-                swept.refiled += 1;
-            }
-        }
+        let swept = self.sweep_with::<true>(handles, due_by, end, last, out);
         sort_latest_first(&mut self.run, &mut self.run_scratch);
         self.run_start = self.run.last().map_or(Tick::MAX, |&(deadline, _)| deadline);
         swept
@@ -1387,12 +1367,22 @@ impl<P> SweepWheel<P> {
         end: Tick,
         out: &mut Vec<Expired<P>>,
     ) -> Swept {
-        let mut swept = Swept {
-            current: 0,
-            stale: 0,
-            refiled: 0,
-            sorted: true,
-        };
+        self.sweep_with::<false>(handles, due_by, end, Tick::MAX, out)
+    }
+
+    /// The loop of [`Self::sweep`] and [`Self::sweep_into_run`]: with `RUN`,
+    /// a timer that is not fired and is due by `last` is pushed onto the run
+    /// (unsorted) instead of being filed.
+    #[inline(always)]
+    fn sweep_with<const RUN: bool>(
+        &mut self,
+        handles: &[Handle],
+        due_by: Tick,
+        end: Tick,
+        last: Tick,
+        out: &mut Vec<Expired<P>>,
+    ) -> Swept {
+        let mut swept = Swept::EMPTY;
         for (next, &handle) in handles.iter().enumerate() {
             if let Some(&ahead) = handles.get(next + PREFETCH_AHEAD) {
                 self.timers.prefetch(ahead);
@@ -1410,6 +1400,9 @@ impl<P> SweepWheel<P> {
                     payload: timer.payload,
                     deadline: timer.deadline,
                 });
+            } else if RUN && when <= last {
+                self.run.push((when, handle));
+                swept.refiled += 1;
             } else {
                 self.place(handle, when);
                 swept.refiled += 1;
