@@ -264,7 +264,9 @@
 //! distance agrees skipped (two passes for a level-2 slot's 65,536 ticks),
 //! into a second buffer kept beside the run (`sort_latest_first`); shorter
 //! runs keep the comparison sort. It executes more: `sparse` 645 -> 666
-//! instructions per operation (`timerbench counts`), since a pass counts
+//! instructions per operation (`timerbench counts`; 677 once the run's
+//! sweep shares the plain sweep's loop, which prefetches, tied in `make ab`
+//! on all seventeen against the build before), since a pass counts
 //! 256 digit values however few entries there are. But none of its
 //! branches depends on the data, and it was faster in time: our guess (the
 //! VM exposes no counters to show it) is that the comparison sort's
