@@ -492,6 +492,8 @@
 //! 4,096 decide when memory is given back (see above); they are not in
 //! `params()`, since they change what the wheel holds, not what it does.
 
+use std::collections::VecDeque;
+
 use crate::arena::{Arena, Handle};
 use crate::{Algorithm, Counters, Expired, Family, MAX_DEADLINE, Tick, TimerQueue, check_deadline};
 
@@ -536,6 +538,11 @@ pub const RELEASE_MIN_TIMERS: usize = 4_096;
 /// push would allocate anyway (4 handles, 32 bytes), allocated up front so
 /// that the ring's first lap does not (see "Reserving").
 pub const RESERVE_RING_HANDLES: usize = 4;
+
+/// The most handles (current or stale) the short list holds: a wheel is a
+/// short list until it would hold more, or until it is told of a larger
+/// population ([`TimerQueue::reserve`]).
+pub const SHORT_MAX: usize = 128;
 
 /// How many handles ahead a sweep asks for a timer's arena entry
 /// ([`Arena::prefetch`]), so that the load is under way when the sweep gets
@@ -946,6 +953,14 @@ pub struct SweepWheel<P> {
     run_start: Tick,
     /// The second buffer of the run's radix sort.
     run_scratch: Vec<(Tick, Handle)>,
+    /// Whether the wheel is still a short list: every pending timer's handle
+    /// is on `short`, and the slots, the run and the overdue list are empty.
+    /// Once false, it stays false.
+    is_short: bool,
+    /// The short list: `(deadline, handle)` by deadline, earliest first, the
+    /// deadline the one in force when the handle was filed (a later
+    /// reschedule leaves it). At most [`SHORT_MAX`] entries.
+    short: VecDeque<(Tick, Handle)>,
     counters: Counters,
 }
 
@@ -972,6 +987,8 @@ impl<P> SweepWheel<P> {
             run: Vec::new(),
             run_start: Tick::MAX,
             run_scratch: Vec::new(),
+            is_short: true,
+            short: VecDeque::new(),
             counters: Counters::default(),
         }
     }
@@ -1004,7 +1021,11 @@ impl<P> SweepWheel<P> {
     #[inline(never)]
     fn move_earlier(&mut self, handle: Handle, deadline: Tick) -> Handle {
         let renewed = self.timers.renew(handle).expect("the handle was current");
-        self.file(renewed, deadline);
+        if self.is_short {
+            self.file_short(renewed, deadline);
+        } else {
+            self.file(renewed, deadline);
+        }
         renewed
     }
 
@@ -1128,6 +1149,11 @@ impl<P> SweepWheel<P> {
     #[inline(never)]
     fn take_due(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
         if now < self.elapsed {
+            return;
+        }
+        if self.is_short {
+            self.take_short(now, out);
+            self.elapsed = now;
             return;
         }
         if !self.overdue.is_empty() {
@@ -1337,6 +1363,121 @@ impl<P> SweepWheel<P> {
         self.counters.empty_slot_visits += u64::from(swept.current == 0);
     }
 
+    /// Files `handle`, whose timer is due at `when`, on the short list, or,
+    /// if the list is full of pending timers, leaves it for the wheel and
+    /// files it there.
+    #[inline(always)]
+    fn file_short(&mut self, handle: Handle, when: Tick) {
+        if self.short.len() == SHORT_MAX && !self.compact_short() {
+            self.leave_short();
+            self.file(handle, when);
+            return;
+        }
+        // The list's first deadline bounds the wheel's next start and
+        // expiry, so that `advance` and `next_expiry` read the same fields
+        // in either form.
+        self.next_start = self.next_start.min(when);
+        self.next_min = self.next_min.min(when);
+        let (Some(&(first, _)), Some(&(last, _))) = (self.short.front(), self.short.back()) else {
+            self.short.push_back((when, handle));
+            return;
+        };
+        if when >= last {
+            // Timers of one duration, inserted in time order, land here.
+            self.short.push_back((when, handle));
+        } else if when < first {
+            self.short.push_front((when, handle));
+        } else {
+            self.insert_short_between(first, last, when, handle);
+        }
+    }
+
+    /// Inserts `(when, handle)` into the short list, where `first <= when <
+    /// last`, after its equals: found by a walk from the nearer end (judged
+    /// by the deadlines at the ends, as the `sorted-list` does), which for
+    /// short timeouts among long ones is a step or two from the front.
+    #[inline(never)]
+    fn insert_short_between(&mut self, first: Tick, last: Tick, when: Tick, handle: Handle) {
+        let len = self.short.len();
+        let (at, steps) = if when - first < last - when {
+            let at = self
+                .short
+                .iter()
+                .position(|&(deadline, _)| deadline > when)
+                .unwrap_or(len);
+            (at, at)
+        } else {
+            let at = self
+                .short
+                .iter()
+                .rposition(|&(deadline, _)| deadline <= when)
+                .map_or(0, |before| before + 1);
+            (at, len - at)
+        };
+        self.counters.insert_scan_steps += steps as u64;
+        self.short.insert(at, (when, handle));
+    }
+
+    /// Drops the short list's stale handles; whether that left it at most
+    /// half full, so that it stays a short list.
+    #[cold]
+    #[inline(never)]
+    fn compact_short(&mut self) -> bool {
+        let timers = &self.timers;
+        self.short
+            .retain(|&(_, handle)| timers.get(handle).is_some());
+        self.short.len() <= SHORT_MAX / 2
+    }
+
+    /// Files every pending timer of the short list in the wheel, for good.
+    #[cold]
+    #[inline(never)]
+    fn leave_short(&mut self) {
+        if !self.is_short {
+            return;
+        }
+        self.is_short = false;
+        // Filing sets the bounds afresh from the wheel's slots.
+        (self.next_start, self.next_min) = (Tick::MAX, Tick::MAX);
+        for (_, handle) in std::mem::take(&mut self.short) {
+            if let Some(timer) = self.timers.get(handle) {
+                let when = timer.deadline;
+                self.file(handle, when);
+            }
+        }
+    }
+
+    /// Fires the short list's timers due by `now`, in deadline order, and
+    /// files again the ones whose deadline was pushed back.
+    #[inline(never)]
+    fn take_short(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
+        while let Some(&(first, handle)) = self.short.front() {
+            if first > now {
+                break;
+            }
+            self.short.pop_front();
+            let Some(timer) = self.timers.get(handle) else {
+                self.counters.entries_examined_not_due += 1;
+                continue;
+            };
+            let when = timer.deadline;
+            if when == first {
+                let timer = self.timers.remove_at(handle.index());
+                out.push(Expired {
+                    payload: timer.payload,
+                    deadline: timer.deadline,
+                });
+            } else {
+                // Pushed back since it was filed: filed again at its new
+                // deadline, and fired from there if that is due too, so that
+                // what fires comes out in deadline order.
+                self.file_short(handle, when);
+            }
+        }
+        let first = self.short.front().map_or(Tick::MAX, |&(first, _)| first);
+        (self.next_start, self.next_min) = (first, first);
+    }
+
     /// Gives back the storage of a wheel with no slot occupied and nothing
     /// pending, once it had held at least [`RELEASE_MIN_TIMERS`]: every slot's
     /// vector, the overdue list's, and the arena's. O(slots + arena entries),
@@ -1454,7 +1595,11 @@ impl<P> TimerQueue<P> for SweepWheel<P> {
     fn insert(&mut self, deadline: Tick, payload: P) -> Handle {
         check_deadline(deadline);
         let handle = self.timers.insert(Timer { deadline, payload });
-        self.file(handle, deadline);
+        if self.is_short {
+            self.file_short(handle, deadline);
+        } else {
+            self.file(handle, deadline);
+        }
         handle
     }
 
@@ -1494,6 +1639,9 @@ impl<P> TimerQueue<P> for SweepWheel<P> {
     }
 
     fn reserve(&mut self, additional: usize) {
+        if additional > SHORT_MAX {
+            self.leave_short();
+        }
         self.timers.reserve(additional);
         if additional >= NEAR_SLOTS {
             for handles in &mut self.slots[..NEAR_SLOTS] {
@@ -1527,9 +1675,40 @@ impl<P> TimerQueue<P> for SweepWheel<P> {
 mod tests {
     use super::*;
 
+    /// A wheel that has left the short list, as one told of a large
+    /// population has: what the tests of the slots need.
+    fn wheel() -> SweepWheel<u64> {
+        let mut wheel = SweepWheel::new();
+        wheel.leave_short();
+        wheel
+    }
+
     /// Checks the module's invariants by walking every slot.
     fn assert_invariants<P>(wheel: &SweepWheel<P>) {
         let mut current = std::collections::HashMap::new();
+        assert!(wheel.short.len() <= SHORT_MAX);
+        assert!(
+            wheel.is_short || wheel.short.is_empty(),
+            "a list beside the wheel"
+        );
+        assert!(
+            wheel
+                .short
+                .iter()
+                .zip(wheel.short.iter().skip(1))
+                .all(|(a, b)| a.0 <= b.0),
+            "short list out of order"
+        );
+        for &(deadline, handle) in &wheel.short {
+            if let Some(timer) = wheel.timers.get(handle) {
+                assert!(deadline <= timer.deadline, "listed after its deadline");
+                assert!(wheel.next_min <= deadline && wheel.next_start <= deadline);
+                assert!(
+                    current.insert(handle, usize::MAX - 2).is_none(),
+                    "filed twice"
+                );
+            }
+        }
         for (word, &bits) in wheel.occupied.words.iter().enumerate() {
             assert_eq!(wheel.occupied.summary & (1 << word) != 0, bits != 0);
         }
@@ -1646,7 +1825,7 @@ mod tests {
 
     #[test]
     fn a_cancel_leaves_a_stale_handle_that_the_slot_sweeps() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         let cancelled = wheel.insert(10, 1);
         wheel.insert(10, 2);
         assert_eq!(wheel.cancel(cancelled), Some(1));
@@ -1662,7 +1841,7 @@ mod tests {
 
     #[test]
     fn a_stale_handle_never_fires_the_timer_that_reused_its_entry() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         let first = wheel.insert(5, 1);
         wheel.cancel(first);
         let second = wheel.insert(9, 2);
@@ -1676,7 +1855,7 @@ mod tests {
 
     #[test]
     fn a_later_reschedule_keeps_the_handle_and_refiles_when_reached() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         let handle = wheel.insert(100, 7);
         assert_eq!(wheel.reschedule(handle, 5_000), Some(handle));
         assert_invariants(&wheel);
@@ -1692,7 +1871,7 @@ mod tests {
 
     #[test]
     fn a_lone_far_timer_fires_in_one_advance_without_cascading() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         wheel.insert(3_600_000, 1);
         assert_eq!(wheel.next_expiry(), Some(3_600_000));
         assert_eq!(fire(&mut wheel, 3_600_000), vec![(3_600_000, 1)]);
@@ -1702,7 +1881,7 @@ mod tests {
 
     #[test]
     fn timers_fired_from_a_higher_slot_come_out_sorted() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         let deadlines = [100_000, 80_000, 120_000, 90_000, 130_000];
         for (i, deadline) in deadlines.into_iter().enumerate() {
             wheel.insert(deadline, i as u64);
@@ -1721,7 +1900,7 @@ mod tests {
 
     #[test]
     fn a_small_higher_slot_is_taken_whole_into_the_sorted_run() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         let handles: Vec<Handle> = [100_000, 70_000, 120_000, 90_000, 130_000]
             .into_iter()
             .enumerate()
@@ -1745,7 +1924,7 @@ mod tests {
 
     #[test]
     fn a_level_one_or_large_slot_is_not_taken_into_the_run() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         // Level 1's slot 1 (ticks 1,024..=2,047): the timer that does not
         // fire is moved to the ring, as before.
         wheel.insert(2_000, 0);
@@ -1762,12 +1941,72 @@ mod tests {
     }
 
     #[test]
+    fn a_new_wheel_is_a_short_list_in_deadline_order() {
+        let mut list = SweepWheel::new();
+        for (deadline, payload) in [(30, 0), (10, 1), (20, 2), (10, 3), (40, 4)] {
+            list.insert(deadline, payload);
+        }
+        assert!(list.is_short);
+        assert!(list.slots.iter().all(Vec::is_empty));
+        assert_eq!(list.next_expiry(), Some(10));
+        assert_eq!(fire(&mut list, 9), vec![]);
+        assert_eq!(fire(&mut list, 25), vec![(10, 1), (10, 3), (20, 2)]);
+        assert_eq!(list.next_expiry(), Some(30));
+    }
+
+    #[test]
+    fn the_short_list_refiles_a_pushed_back_timer_and_drops_a_cancelled_one() {
+        let mut list = SweepWheel::new();
+        let late = list.insert(10, 0);
+        let gone = list.insert(12, 1);
+        list.insert(15, 2);
+        assert_eq!(list.reschedule(late, 20), Some(late));
+        assert_eq!(list.cancel(gone), Some(1));
+        assert_eq!(fire(&mut list, 16), vec![(15, 2)]);
+        assert_eq!(list.short.len(), 1);
+        assert_eq!(fire(&mut list, 20), vec![(20, 0)]);
+        assert!(list.is_empty() && list.is_short);
+    }
+
+    #[test]
+    fn a_full_short_list_of_pending_timers_moves_into_the_wheel() {
+        let mut list = SweepWheel::new();
+        for i in 0..SHORT_MAX as u64 {
+            list.insert(5_000 - i, i);
+        }
+        assert!(list.is_short);
+        list.insert(70_000, 999);
+        assert!(!list.is_short);
+        assert_invariants(&list);
+        let fired = fire(&mut list, 70_000);
+        assert_eq!(fired.len(), SHORT_MAX + 1);
+        assert!(fired.windows(2).all(|pair| pair[0].0 <= pair[1].0));
+    }
+
+    #[test]
+    fn a_short_list_full_of_stale_handles_drops_them_and_stays() {
+        let mut list = SweepWheel::new();
+        let handles: Vec<_> = (0..SHORT_MAX as u64)
+            .map(|i| list.insert(100 + i, i))
+            .collect();
+        for &handle in &handles[..SHORT_MAX - 1] {
+            list.cancel(handle);
+        }
+        list.insert(50, 7);
+        assert!(list.is_short);
+        assert_eq!(list.short.len(), 2);
+        assert_invariants(&list);
+        assert_eq!(fire(&mut list, 1_000), vec![(50, 7), (227, 127)]);
+    }
+
+    #[test]
     fn reserve_gives_the_ring_room_only_for_a_large_population() {
-        let mut small = SweepWheel::<u64>::new();
+        let mut small = wheel();
         small.reserve(NEAR_SLOTS - 1);
         assert!(small.slots.iter().all(|handles| handles.capacity() == 0));
         let mut large = SweepWheel::<u64>::new();
         large.reserve(NEAR_SLOTS);
+        assert!(!large.is_short, "told of a large population, it is a wheel");
         assert!(
             large.slots[..NEAR_SLOTS]
                 .iter()
@@ -1846,7 +2085,7 @@ mod tests {
 
     #[test]
     fn an_earlier_reschedule_renews_the_handle() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         let handle = wheel.insert(5_000, 7);
         let renewed = wheel.reschedule(handle, 20).expect("pending");
         assert_ne!(renewed, handle);
@@ -1858,7 +2097,7 @@ mod tests {
 
     #[test]
     fn an_overdue_timer_pushed_past_the_clock_goes_to_the_wheel() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         fire(&mut wheel, 50);
         let late = wheel.insert(40, 1);
         wheel.insert(30, 2);
@@ -1870,7 +2109,7 @@ mod tests {
 
     #[test]
     fn scattered_timers_keep_the_invariants_and_fire_in_order() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         let mut handles = Vec::new();
         let mut state = 0x9E37_79B9_7F4A_7C15_u64;
         let mut next = || {
@@ -1912,7 +2151,7 @@ mod tests {
 
     #[test]
     fn a_level_zero_slot_fires_drops_and_refiles_in_one_sweep() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         let cancelled = wheel.insert(10, 1);
         let pushed = wheel.insert(10, 2);
         wheel.insert(10, 3);
@@ -1928,7 +2167,7 @@ mod tests {
 
     #[test]
     fn an_advance_with_nothing_to_take_never_moves_the_clock_back() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         wheel.insert(100, 1);
         assert_eq!(fire(&mut wheel, 50), vec![]);
         assert_eq!(fire(&mut wheel, 40), vec![]);
@@ -1939,7 +2178,7 @@ mod tests {
 
     #[test]
     fn a_level_zero_slot_taken_after_a_spike_gives_its_vector_back() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         let handles: Vec<_> = (0..1_000u64).map(|i| wheel.insert(500, i)).collect();
         for &handle in &handles[1..] {
             wheel.cancel(handle);
@@ -1951,7 +2190,7 @@ mod tests {
 
     #[test]
     fn a_slot_taken_after_a_spike_gives_its_vector_back() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         // A spike in one level-1 slot (ticks 2,048 to 3,071), then all but
         // one cancelled: one pending timer among 1,000 arena entries.
         let handles: Vec<_> = (0..1_000u64).map(|i| wheel.insert(2_048 + i, i)).collect();
@@ -1967,7 +2206,7 @@ mod tests {
 
     #[test]
     fn a_steady_wheel_keeps_its_slot_vectors() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         for i in 0..1_000u64 {
             wheel.insert(2_048 + i, i);
         }
@@ -1979,7 +2218,7 @@ mod tests {
 
     #[test]
     fn an_emptied_large_wheel_gives_all_its_storage_back() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         let spike: Vec<_> = (0..RELEASE_MIN_TIMERS as u64)
             .map(|i| wheel.insert(1 + i * 37 % 200_000, i))
             .collect();
@@ -2018,7 +2257,7 @@ mod tests {
 
     #[test]
     fn a_small_wheel_that_empties_keeps_its_storage() {
-        let mut wheel = SweepWheel::new();
+        let mut wheel = wheel();
         for i in 0..100u64 {
             wheel.insert(1 + i, i);
         }
