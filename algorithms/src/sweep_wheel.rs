@@ -293,6 +293,55 @@
 //! `runtime/time.go` `modify`. Designed here for the issue "A design that
 //! leaves every peer behind".
 //!
+//! # A short list before the wheel
+//!
+//! A wheel starts as a **short list**: every timer's handle, with the
+//! deadline it was filed for, in one deque sorted by deadline (`short`), as
+//! long as it holds at most [`SHORT_MAX`] = 128 handles, current or stale.
+//! An insert at or after the last deadline is a push onto the back (every
+//! insert of `kafka-purgatory`'s 20-tick timers), before the first a push
+//! onto the front, and else a walk from the nearer end, judged by the
+//! deadlines at the ends as the `sorted-list` judges it (on
+//! `ratas-connections`, short request timeouts among minute-long idle
+//! timers: 0.7 steps an insert); an advance pops from the front. A cancel
+//! and a later reschedule are the wheel's: a generation bump and a store,
+//! the stale handle dropped when it reaches the front, the pushed-back
+//! timer filed again there. The list's first deadline is kept in the
+//! wheel's `next_start` and `next_min`, so that an advance with nothing due
+//! and `next_expiry` read the same fields in either form and the wheel
+//! pays nothing for the list on those paths; the list is taken out of line
+//! in `take_due`. When the list is full, its stale handles are dropped, and
+//! if more than half of it is still pending its timers are filed in the
+//! wheel, for good; [`TimerQueue::reserve`] for more than [`SHORT_MAX`]
+//! timers does the same at once, so that a queue told of its population (as
+//! the harness tells every queue before a run) is a wheel from its first
+//! insert.
+//!
+//! Why: with a few dozen timers pending (`kafka-purgatory`: at most 42,
+//! `ratas-connections`: 104) the ring spreads them over 1,024 slots whose
+//! vectors and headers (about 72 KiB) do not stay in a 48 KiB L1, so an
+//! insert landed in a slot last touched a lap before, about one simulated L1
+//! miss each, and the `sorted-list`, whose arena of a hundred nodes stays in
+//! cache, had the lower median on both (25.3 against 26.6 ns and 18.7
+//! against 21.7 in the reference run at `f1a1221`). With the short list
+//! (`timerbench counts`): `kafka-purgatory` 282 -> 236 instructions per
+//! operation and 1.39 -> 0.49 simulated L1 misses (the `sorted-list`: 305
+//! and 0.49), `ratas-connections` 355 -> 338 and 1.53 -> 0.52 (the list:
+//! 355 and 0.51); every other workload, where the harness's `reserve` makes
+//! it a wheel from the start, 0.1 to 3 instructions more (the branch on
+//! insert). `make ab` against `a1e42da` (6 rounds): `kafka-purgatory` 0.908
+//! [0.901, 0.962] and `ratas-connections` 0.918 [0.867, 0.924] the time,
+//! the other fifteen tied. In two runs of four rows on those two workloads
+//! (`timerbench run --algorithms
+//! sweep-wheel,sorted-list,timer-queue-native,bitmap-wheel --workloads
+//! kafka-purgatory,ratas-connections`) it took 23.3 and 24.3 ns on
+//! `kafka-purgatory` against the list's 25.1 and 25.5, and 19.3 and 20.6 on
+//! `ratas-connections` against 18.8 and 19.7 (tied both times). A first
+//! version that found an insert's place by binary search took 224
+//! instructions an insert on `ratas-connections` (141 with the walk), and
+//! one that tested for the list on every `advance` and `next_expiry` cost
+//! the other workloads 2 to 30 instructions per operation.
+//!
 //! # Cost
 //!
 //! | operation | cost |
@@ -302,6 +351,7 @@
 //! | reschedule | O(1): a store when the deadline moves later, else a renew and an insert |
 //! | advance | O(1) when no slot starts by `now`; else O(levels) per slot taken, O(1) per handle in it (current or stale) and O(k log k) for k timers fired from one higher-level slot out of deadline order; for k timers sorted into the run, O(k log k) below [`RADIX_MIN`] and one O(k + 256) pass per byte in which their deadlines differ from it up; O(1) per run entry taken; no slot without handles is visited |
 //! | next expiry | O(1): two cached bounds, set afresh by each advance that takes a slot |
+//! | as a short list | insert O(1) at either end, else O(k) for a walk of k entries (at most [`SHORT_MAX`]); cancel and later reschedule as above; advance O(1) per handle popped; leaving the list O([`SHORT_MAX`]), once |
 //! | giving back | a taken slot's vector: O(1); a wheel that empties: O(slots + arena entries), once per emptying (see below) |
 //!
 //! An insert is straight-line code in the common case, a deadline after the
@@ -440,6 +490,12 @@
 //!   minimum;
 //! * the overdue list's running minimum is at most the deadline of every
 //!   pending timer whose current handle is on it;
+//! * while the wheel is a short list (`is_short`), every pending timer's
+//!   current handle is on `short` instead, at a deadline at most its own;
+//!   `short` is sorted by deadline, holds at most [`SHORT_MAX`] handles, and
+//!   its first deadline is at least the cached `next_start` and `next_min`;
+//!   the slots, the run and the overdue list are empty. Once it is a wheel,
+//!   `short` is empty for good;
 //! * the run holds at most [`RUN_MAX`] entries, by deadline, latest first,
 //!   each after the clock and at most its timer's deadline when the handle
 //!   is current (a later reschedule leaves it, and it is filed again when
@@ -476,7 +532,9 @@
 //! * `cascades`: current handles filed again when their slot was taken without
 //!   firing: moved down from a higher level or into the run, or a timer whose
 //!   deadline was pushed back.
-//! * `bucket_expirations` and `insert_scan_steps` stay 0.
+//! * `insert_scan_steps`: the short list's entries walked past by an
+//!   insert.
+//! * `bucket_expirations` stays 0.
 //!
 //! # Parameters
 //!
@@ -485,8 +543,9 @@
 //! `params()` is `"near=1024,levels=10,slots=64"`. [`PREFETCH_AHEAD`] = 8 is
 //! not in `params()`: it changes how fast the wheel is, not what it does.
 //!
-//! [`RUN_MAX`] = 256 is not in `params()` either: the run changes which
-//! structure holds a timer, not when it fires.
+//! [`RUN_MAX`] = 256 and [`SHORT_MAX`] = 128 are not in `params()` either:
+//! the run and the short list change which structure holds a timer, not
+//! when it fires.
 //!
 //! [`KEEP_HANDLES`] = 64, [`SHRINK_RATIO`] = 8 and [`RELEASE_MIN_TIMERS`] =
 //! 4,096 decide when memory is given back (see above); they are not in
@@ -1579,7 +1638,8 @@ impl<P> Algorithm for SweepWheel<P> {
          0 that slides with the clock, slots as vectors of 8-byte handles swept with prefetch, a \
          cancel that bumps a generation (stale handles swept when their slot is taken), a later \
          reschedule in one store, the earliest slot's smallest deadline as next expiry, a small \
-         far slot taken whole into a sorted run";
+         far slot taken whole into a sorted run, and a sorted deque of at most 128 handles \
+         before the wheel while the queue is that small";
 
     fn with_defaults() -> Self {
         Self::new()
