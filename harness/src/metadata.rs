@@ -227,8 +227,21 @@ impl Metadata {
     }
 }
 
+/// `git status` over the tracked files that a build reads: everything but
+/// `results/`. A run rewrites the tracked files under `results/`, so without
+/// the exclusion a second `make results` straight after a first would call
+/// its own unchanged build "built with uncommitted changes".
+const GIT_STATUS_OF_SOURCES: [&str; 6] = [
+    "status",
+    "--porcelain",
+    "--untracked-files=no",
+    "--",
+    ":(top)",
+    ":(top,exclude)results",
+];
+
 /// What was built and from which source: the commit (and whether tracked
-/// files differed from it), the compiler and the profile.
+/// files outside `results/` differed from it), the compiler and the profile.
 #[derive(Debug, Serialize)]
 struct Build {
     git_commit: String,
@@ -241,8 +254,7 @@ impl Build {
     fn current() -> Self {
         Self {
             git_commit: git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".to_owned()),
-            git_dirty: git(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty()),
+            git_dirty: git(&GIT_STATUS_OF_SOURCES).is_some_and(|s| !s.is_empty()),
             rustc: env!("TIMERBENCH_RUSTC"),
             build_profile: if cfg!(debug_assertions) {
                 "debug"
