@@ -33,6 +33,14 @@ pub struct Handle {
 }
 
 impl Handle {
+    /// A handle that no arena issues (its index is past [`MAX_ENTRIES`]), so
+    /// that it is stale everywhere: a filler for storage that must hold a
+    /// handle before it holds a real one.
+    pub const NONE: Handle = Handle {
+        index: u32::MAX,
+        generation: 0,
+    };
+
     /// The slot index inside the arena that issued the handle.
     #[inline]
     pub fn index(self) -> u32 {

@@ -109,6 +109,7 @@ pub mod reference;
 pub mod registry;
 pub mod rounds_wheel;
 pub mod sorted_list;
+pub mod sorted_ring;
 pub mod std_binary_heap;
 pub mod sweep_wheel;
 pub mod systems;

@@ -554,9 +554,8 @@
 //! 4,096 decide when memory is given back (see above); they are not in
 //! `params()`, since they change what the wheel holds, not what it does.
 
-use std::collections::VecDeque;
-
 use crate::arena::{Arena, Handle};
+use crate::sorted_ring::{self, SortedRing};
 use crate::{Algorithm, Counters, Expired, Family, MAX_DEADLINE, Tick, TimerQueue, check_deadline};
 
 /// Bits of a deadline that level 0 resolves: it has `2^NEAR_BITS` slots of
@@ -604,7 +603,7 @@ pub const RESERVE_RING_HANDLES: usize = 4;
 /// The most handles (current or stale) the short list holds: a wheel is a
 /// short list until it would hold more, or until it is told of a larger
 /// population ([`TimerQueue::reserve`]).
-pub const SHORT_MAX: usize = 128;
+pub const SHORT_MAX: usize = sorted_ring::CAPACITY;
 
 /// How many handles ahead a sweep asks for a timer's arena entry
 /// ([`Arena::prefetch`]), so that the load is under way when the sweep gets
@@ -1022,7 +1021,7 @@ pub struct SweepWheel<P> {
     /// The short list: `(deadline, handle)` by deadline, earliest first, the
     /// deadline the one in force when the handle was filed (a later
     /// reschedule leaves it). At most [`SHORT_MAX`] entries.
-    short: VecDeque<(Tick, Handle)>,
+    short: SortedRing,
     counters: Counters,
 }
 
@@ -1050,7 +1049,7 @@ impl<P> SweepWheel<P> {
             run_start: Tick::MAX,
             run_scratch: Vec::new(),
             is_short: true,
-            short: VecDeque::new(),
+            short: SortedRing::new(),
             counters: Counters::default(),
         }
     }
@@ -1440,7 +1439,7 @@ impl<P> SweepWheel<P> {
         // in either form.
         self.next_start = self.next_start.min(when);
         self.next_min = self.next_min.min(when);
-        let (Some(&(first, _)), Some(&(last, _))) = (self.short.front(), self.short.back()) else {
+        let (Some((first, _)), Some((last, _))) = (self.short.front(), self.short.back()) else {
             self.short.push_back((when, handle));
             return;
         };
@@ -1460,24 +1459,10 @@ impl<P> SweepWheel<P> {
     /// short timeouts among long ones is a step or two from the front.
     #[inline(never)]
     fn insert_short_between(&mut self, first: Tick, last: Tick, when: Tick, handle: Handle) {
-        let len = self.short.len();
-        let (at, steps) = if when - first < last - when {
-            let at = self
-                .short
-                .iter()
-                .position(|&(deadline, _)| deadline > when)
-                .unwrap_or(len);
-            (at, at)
-        } else {
-            let at = self
-                .short
-                .iter()
-                .rposition(|&(deadline, _)| deadline <= when)
-                .map_or(0, |before| before + 1);
-            (at, len - at)
-        };
+        let steps = self
+            .short
+            .insert_between((when, handle), when - first < last - when);
         self.counters.insert_scan_steps += steps as u64;
-        self.short.insert(at, (when, handle));
     }
 
     /// Drops the short list's stale handles; whether that left it at most
@@ -1501,7 +1486,7 @@ impl<P> SweepWheel<P> {
         self.is_short = false;
         // Filing sets the bounds afresh from the wheel's slots.
         (self.next_start, self.next_min) = (Tick::MAX, Tick::MAX);
-        for (_, handle) in std::mem::take(&mut self.short) {
+        for (_, handle) in self.short.take_all() {
             if let Some(timer) = self.timers.get(handle) {
                 let when = timer.deadline;
                 self.file(handle, when);
@@ -1513,7 +1498,7 @@ impl<P> SweepWheel<P> {
     /// files again the ones whose deadline was pushed back.
     #[inline(never)]
     fn take_short(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
-        while let Some(&(first, handle)) = self.short.front() {
+        while let Some((first, handle)) = self.short.front() {
             if first > now {
                 break;
             }
@@ -1536,7 +1521,7 @@ impl<P> SweepWheel<P> {
                 self.file_short(handle, when);
             }
         }
-        let first = self.short.front().map_or(Tick::MAX, |&(first, _)| first);
+        let first = self.short.front().map_or(Tick::MAX, |(first, _)| first);
         (self.next_start, self.next_min) = (first, first);
     }
 
@@ -1762,7 +1747,7 @@ mod tests {
                 .all(|(a, b)| a.0 <= b.0),
             "short list out of order"
         );
-        for &(deadline, handle) in &wheel.short {
+        for (deadline, handle) in wheel.short.iter() {
             if let Some(timer) = wheel.timers.get(handle) {
                 assert!(deadline <= timer.deadline, "listed after its deadline");
                 assert!(wheel.next_min <= deadline && wheel.next_start <= deadline);
