@@ -299,7 +299,8 @@
 //! # A short list before the wheel
 //!
 //! A wheel starts as a **short list**: every timer's handle, with the
-//! deadline it was filed for, in one deque sorted by deadline (`short`), as
+//! deadline it was filed for, in one ring sorted by deadline (`short`, a
+//! [`SortedRing`]), as
 //! long as it holds at most [`SHORT_MAX`] = 128 handles, current or stale.
 //! An insert at or after the last deadline is a push onto the back (every
 //! insert of `kafka-purgatory`'s 20-tick timers), before the first a push
@@ -1626,7 +1627,7 @@ impl<P> Algorithm for SweepWheel<P> {
          0 that slides with the clock, slots as vectors of 8-byte handles swept with prefetch, a \
          cancel that bumps a generation (stale handles swept when their slot is taken), a later \
          reschedule in one store, the earliest slot's smallest deadline as next expiry, a small \
-         far slot taken whole into a sorted run, and a sorted deque of at most 128 handles \
+         far slot taken whole into a sorted run, and a sorted ring of at most 128 handles \
          before the wheel while the queue is that small";
 
     fn with_defaults() -> Self {
