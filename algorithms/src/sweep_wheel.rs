@@ -300,8 +300,8 @@
 //!
 //! A wheel starts as a **short list**: every timer's handle, with the
 //! deadline it was filed for, in one ring sorted by deadline (`short`, a
-//! [`SortedRing`]), as
-//! long as it holds at most [`SHORT_MAX`] = 128 handles, current or stale.
+//! [`SortedRing`]), as long as it holds at most [`SHORT_MAX`] = 128
+//! handles, current or stale.
 //! An insert at or after the last deadline is a push onto the back (every
 //! insert of `kafka-purgatory`'s 20-tick timers), before the first a push
 //! onto the front, and else a walk from the nearer end, judged by the
@@ -342,9 +342,29 @@
 //! `kafka-purgatory` against the list's 25.1 and 25.5, and 19.3 and 20.6 on
 //! `ratas-connections` against 18.8 and 19.7 (tied both times). A first
 //! version that found an insert's place by binary search took 224
-//! instructions an insert on `ratas-connections` (141 with the walk), and
+//! instructions an insert on `ratas-connections` (149 with the walk), and
 //! one that tested for the list on every `advance` and `next_expiry` cost
-//! the other workloads 2 to 30 instructions per operation.
+//! the other workloads 2 to 30 instructions per operation. In the
+//! reference run at `1fbab60` the list was a `VecDeque`: `kafka-purgatory`
+//! 23.5 ns against the `sorted-list`'s 25.3, faster, and
+//! `ratas-connections` 19.5 against 18.9, tied.
+//!
+//! The list is now a [`SortedRing`] instead of that `VecDeque`: a capacity
+//! fixed at compile time (each index one mask, no growth check), storage
+//! inline in the wheel, and an insert between the ends that walks and
+//! shifts in one loop. `timerbench counts --algorithms sweep-wheel`:
+//! `kafka-purgatory` 236 -> 218 instructions per operation (insert 86 ->
+//! 78, advance 121 -> 108) and `ratas-connections` 338 -> 280 (insert 149
+//! -> 103, advance 131 -> 117), simulated misses and every other
+//! workload's counts the same. `make ab REV=ab173ea
+//! ARGS=--algorithms=sweep-wheel`: `ratas-connections` 0.859 [0.825,
+//! 0.874] (6 rounds) and 0.864 [0.845, 0.874] (8 rounds) the time,
+//! `kafka-purgatory` 0.928 and 0.930 but tied (intervals to 1.27), the
+//! other fifteen tied both times. Two runs of the four rows above put it
+//! at 21.9 and 22.0 ns on `kafka-purgatory` against the list's 24.7 and
+//! 25.0 (1.13x [1.11, 1.14] and 1.14x [1.13, 1.15]) and 17.0 and 16.8 on
+//! `ratas-connections` against 18.7 and 18.6 (1.10x [1.07, 1.11] and 1.11x
+//! [1.08, 1.24]; `timerbench lead`), faster on both.
 //!
 //! # Cost
 //!
