@@ -180,13 +180,6 @@ impl SortedRing {
     pub fn iter(&self) -> impl Iterator<Item = (Tick, Handle)> + '_ {
         (0..self.len).map(|i| self.at(i))
     }
-
-    /// Removes every entry and returns them, earliest first.
-    pub fn take_all(&mut self) -> Vec<(Tick, Handle)> {
-        let entries = self.iter().collect();
-        self.len = 0;
-        entries
-    }
 }
 
 #[cfg(test)]
@@ -253,7 +246,7 @@ mod tests {
     }
 
     #[test]
-    fn retain_keeps_order_and_take_all_empties() {
+    fn retain_keeps_order_and_pop_front_empties() {
         let handles = handles(10);
         let mut ring = SortedRing::new();
         for (i, &handle) in handles.iter().enumerate() {
@@ -262,7 +255,7 @@ mod tests {
         ring.retain(|&(when, _)| when % 3 == 0);
         let kept: Vec<Tick> = ring.iter().map(|(when, _)| when).collect();
         assert_eq!(kept, [0, 3, 6, 9]);
-        assert_eq!(ring.take_all().len(), 4);
+        assert_eq!(std::iter::from_fn(|| ring.pop_front()).count(), 4);
         assert!(ring.is_empty() && ring.front().is_none() && ring.back().is_none());
     }
 }

@@ -1507,7 +1507,7 @@ impl<P> SweepWheel<P> {
         self.is_short = false;
         // Filing sets the bounds afresh from the wheel's slots.
         (self.next_start, self.next_min) = (Tick::MAX, Tick::MAX);
-        for (_, handle) in self.short.take_all() {
+        while let Some((_, handle)) = self.short.pop_front() {
             if let Some(timer) = self.timers.get(handle) {
                 let when = timer.deadline;
                 self.file(handle, when);
