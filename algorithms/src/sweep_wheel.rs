@@ -314,7 +314,8 @@
 //! wheel's `next_start` and `next_min`, so that an advance with nothing due
 //! and `next_expiry` read the same fields in either form and the wheel
 //! pays nothing for the list on those paths; the list is taken out of line
-//! in `take_short`, which `advance` calls directly (not through `take_due`). When the list is full, its stale handles are dropped, and
+//! in `take_short`, which `advance` calls directly (not through
+//! `take_due`). When the list is full, its stale handles are dropped, and
 //! if more than half of it is still pending its timers are filed in the
 //! wheel, for good; [`TimerQueue::reserve`] for more than [`SHORT_MAX`]
 //! timers does the same at once, so that a queue told of its population (as
