@@ -324,9 +324,9 @@ pub struct Settings {
 }
 
 /// The default `--budget`: 60 seconds for one verification pass, about
-/// eight times the longest in the reference run at `b537f5b` (`hashed-wheel`
-/// at 4,096 slots on `scaling-1e6`, whose fourteen passes took 107 s in all,
-/// `wall_ms` in `runs.csv`; of the defaults, `sorted-list` on `periodic`, 43 s).
+/// eight times the longest in the reference run at `40d9dd3` (`hashed-wheel`
+/// at 4,096 slots on `scaling-1e6`, whose fourteen passes took 110 s in all,
+/// `wall_ms` in `runs.csv`; of the defaults, `sorted-list` on `periodic`, 40 s).
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(60);
 
 /// What [`run_workload`] reports as it goes, for a progress display.
