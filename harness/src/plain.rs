@@ -35,12 +35,12 @@ use crate::stats;
 ///
 /// Never inlined, so that it is compiled as the harness's [`replay`] is: a
 /// function of its own over a queue it borrows. Inlined into the cross-check
-/// that calls it, the loop could keep a queue that lives in that caller's
-/// frame in ways the harness's replay cannot, and came out faster for
-/// reasons that have nothing to do with the harness: on `mass-cancel`,
-/// `timerbench crosscheck` put `bitmap-wheel` at 1.30x to 1.41x and
-/// `sweep-wheel` at 1.12x to 1.15x with the loop inlined, 0.99x to 1.07x
-/// and 0.96x to 1.00x with both loops out of line.
+/// that calls it, the loop came out faster than the replay on `mass-cancel`
+/// for reasons outside the harness (we think because the queue then lives in
+/// the caller's frame, which the optimiser may treat more freely; we have not
+/// confirmed it): `timerbench crosscheck` put `bitmap-wheel` at 1.30x to
+/// 1.41x and `sweep-wheel` at 1.08x to 1.16x with the loop inlined, 0.99x
+/// to 1.07x and 0.96x to 1.00x with both loops out of line.
 ///
 /// [`replay`]: crate::replay::replay
 #[inline(never)]

@@ -222,13 +222,12 @@ impl<const TICK: bool> Wake<TICK> {
     ///
     /// Always inlined, like [`Wake::settle`]: it runs once per tick with
     /// operations. With a plain `#[inline]`, LLVM left it out of line in 133
-    /// of the binary's replays (the rows with the larger inlined queue paths,
-    /// `sweep-wheel`'s among them), so each of those wakeups paid a call and
-    /// the driver's clock and bound went through memory. A plain event loop
-    /// does not pay that: `timerbench crosscheck` had `sweep-wheel` on
-    /// `ratas-connections` (an advance at almost every operation) 1.10x to
-    /// 1.14x slower in the replay than in the plain loop, and 1.00x once
-    /// inlined; `sorted-list` 1.11x, then 1.02x.
+    /// of the binary's replays, `sweep-wheel`'s among them, so each of those
+    /// wakeups paid a call and the driver's clock and bound went through
+    /// memory. A plain event loop does not pay that: `timerbench crosscheck`
+    /// had `sweep-wheel` on `ratas-connections` (an advance at almost every
+    /// operation) 1.10x to 1.14x slower in the replay than in the plain loop
+    /// (1.29x in one pass of every row), and 0.99x to 1.02x once inlined.
     #[inline(always)]
     fn arrive<Q: Driven, H: Hooks<Q>>(
         &mut self,
