@@ -841,6 +841,18 @@ fn slot_start(time: Tick, level: usize, slot: usize) -> Tick {
     (time & ABOVE[level]) | ((slot as u64) << SHIFT[level])
 }
 
+/// `BIT[i]` is `1 << i`: a table read is shorter than a shift by a
+/// variable amount on x86-64 without BMI2.
+const BIT: [u64; 64] = {
+    let mut bits = [0; 64];
+    let mut i = 0;
+    while i < 64 {
+        bits[i] = 1 << i;
+        i += 1;
+    }
+    bits
+};
+
 /// Which slots hold handles: a bit per slot number, in [`WORDS`] words under a
 /// summary word whose bit `w` is set when word `w` is not zero.
 ///
@@ -859,8 +871,8 @@ struct Occupancy {
 impl Occupancy {
     #[inline]
     fn set(&mut self, id: usize) {
-        self.words[id / 64] |= 1 << (id % 64);
-        self.summary |= 1 << (id / 64);
+        self.words[id / 64] |= BIT[id % 64];
+        self.summary |= BIT[id / 64 % 64];
     }
 
     #[inline]
@@ -1121,9 +1133,15 @@ impl<P> SweepWheel<P> {
             // `when` shares every digit above its level's with the clock, so
             // its slot starts at `when` with the digits below that level's
             // cleared. (An advance sets both bounds afresh when it ends, so the
-            // filings it makes itself skip this.)
-            self.next_start = self.next_start.min(when & floor);
-            self.next_min = self.next_min.min(when);
+            // filings it makes itself skip this.) Each bound is stored only
+            // when lowered, which few filings do: a branch that is rarely
+            // taken is shorter than a `min` and a store on every insert.
+            if when & floor < self.next_start {
+                self.next_start = when & floor;
+            }
+            if when < self.next_min {
+                self.next_min = when;
+            }
         }
     }
 
@@ -1174,9 +1192,14 @@ impl<P> SweepWheel<P> {
         // A level-0 slot spans one tick, so its minimum is its start and it
         // keeps none: its number, below NEAR_SLOTS, wraps past the table, and
         // the same compare tests the level and the bound.
+        // Both bounds are stored only when lowered, as in `file`.
         if let Some(min) = self.slot_min.get_mut(id.wrapping_sub(NEAR_SLOTS)) {
-            *min = (*min).min(when);
-            self.far_start = self.far_start.min(when & floor);
+            if when < *min {
+                *min = when;
+            }
+            if when & floor < self.far_start {
+                self.far_start = when & floor;
+            }
         }
         floor
     }
@@ -1305,7 +1328,6 @@ impl<P> SweepWheel<P> {
         self.elapsed = start;
         self.occupied.clear(id);
         let mut current = 0;
-        let mut stale = 0;
         let mut refiled = 0;
         let mut next = 0;
         // Indexed rather than iterated, since a pushed-back timer is filed
@@ -1316,7 +1338,6 @@ impl<P> SweepWheel<P> {
             }
             next += 1;
             let Some(timer) = self.timers.get(handle) else {
-                stale += 1;
                 continue;
             };
             current += 1;
@@ -1332,6 +1353,9 @@ impl<P> SweepWheel<P> {
                 refiled += 1;
             }
         }
+        // Counted as the difference rather than one by one, so that a stale
+        // handle costs the loop nothing but its generation check.
+        let stale = next as u64 - current;
         let shrinking = self.is_shrinking();
         empty_slot_vector(&mut self.slots[id], shrinking);
         self.count_swept(Swept {
@@ -1485,9 +1509,13 @@ impl<P> SweepWheel<P> {
         }
         // The list's first deadline bounds the wheel's next start and
         // expiry, so that `advance` and `next_expiry` read the same fields
-        // in either form.
-        self.next_start = self.next_start.min(when);
-        self.next_min = self.next_min.min(when);
+        // in either form. The two are equal while the wheel is a list (both
+        // are lowered together, and `take_short` sets both to the first
+        // deadline), so one compare tells whether either moves.
+        if when < self.next_min {
+            self.next_start = self.next_start.min(when);
+            self.next_min = when;
+        }
         let (Some((first, _)), Some((last, _))) = (self.short.front(), self.short.back()) else {
             self.short.push_back((when, handle));
             return;
@@ -1636,7 +1664,6 @@ impl<P> SweepWheel<P> {
                 self.timers.prefetch(ahead);
             }
             let Some(timer) = self.timers.get(handle) else {
-                swept.stale += 1;
                 continue;
             };
             swept.current += 1;
@@ -1656,6 +1683,8 @@ impl<P> SweepWheel<P> {
                 swept.refiled += 1;
             }
         }
+        // As in `take_near`: a stale handle costs only its check.
+        swept.stale = handles.len() as u64 - swept.current;
         swept
     }
 
@@ -1791,6 +1820,13 @@ mod tests {
         let mut wheel = SweepWheel::new();
         wheel.leave_short();
         wheel
+    }
+
+    #[test]
+    fn bit_is_one_shifted() {
+        for (i, &bit) in BIT.iter().enumerate() {
+            assert_eq!(bit, 1 << i);
+        }
     }
 
     /// Checks the module's invariants by walking every slot.
