@@ -451,6 +451,66 @@
 //! timed, `mass-cancel` 1.110 [1.010, 1.638], `uniform`, `timeouts` and
 //! `kernel-timeouts` tied with medians of 1.063, 1.052 and 1.018.
 //!
+//! What did cut the sweeps and the filings was fewer instructions on their
+//! common paths (commit `451570c`; `timerbench counts --algorithms
+//! sweep-wheel`, instructions per operation against `e4772de`):
+//!
+//! * the arena's `get` compares the generation before it looks at whether
+//!   the entry is occupied (a vacant entry's generation was bumped past
+//!   every handle it issued, so the generation alone tells a stale handle),
+//!   and [`Arena::prefetch`] no longer checks its index against the arena's
+//!   length (a prefetch of any address is harmless);
+//! * a sweep counts its stale handles as the difference between the handles
+//!   it read and the timers it found, not one by one;
+//! * `next_start`, `next_min`, a slot's minimum and `far_start` are stored
+//!   only when a filing lowers them, which few do, instead of a `min` and a
+//!   store on every filing;
+//! * an occupancy bit comes from a table of the 64 powers of two rather than
+//!   a shift by a variable amount.
+//!
+//! Together: `timeouts` 113.9 -> 105.1, `kernel-timeouts` 84.4 -> 80.6,
+//! `periodic` 307.2 -> 294.9, `uniform` 325.9 -> 307.4, `heavy-tail` 282.1
+//! -> 270.7, `scaling-1e4` 304.9 -> 289.7, 1.0% (`ratas-connections`) to
+//! 7.7% (`timeouts`) fewer on all seventeen, simulated misses the same.
+//! Timed (`timerbench ab` against `e4772de`, 8 rounds): `mass-cancel` 0.878
+//! [0.849, 0.961], the other sixteen tied, with medians of 0.964 to 1.071
+//! (`timeouts` 0.976, `kernel-timeouts` 0.969). Tried on the way and not
+//! kept:
+//!
+//! * the summary bit set only when its word was empty (a branch instead of
+//!   an unconditional `or`): `timeouts` 0.976 and `kernel-timeouts` 0.969
+//!   the time of the table's version (10 rounds), but `scaling-1e3` 1.035
+//!   [1.022, 1.045], where level 0's words are often empty and the branch
+//!   goes either way;
+//! * a sweep written as two loops (the handles with one [`PREFETCH_AHEAD`]
+//!   places on, then the rest) around a shared closure: 7% to 9% more
+//!   instructions (`uniform`, `timeouts`, `periodic`); level 0's slot taken out of the table and put back
+//!   rather than read in place: 1% to 6% more.
+//!
+//! Three designs were measured against `e4772de` the same day and lost:
+//!
+//! * **An eager cancel.** Each timer records its slot and its place in it,
+//!   and a cancel takes the handle out (`swap_remove`, the moved handle's
+//!   place updated), so that no slot holds a stale handle and a sweep reads
+//!   only pending timers. Arena entries grow from 24 to 32 bytes and every
+//!   filing writes the place. Counts: `timeouts` 113.9 -> 131.8 and
+//!   `kernel-timeouts` 84.4 -> 95.9 instructions per operation, with fewer
+//!   simulated L1 misses on `timeouts` (0.93 -> 0.83) and more on
+//!   `kernel-timeouts` (1.67 -> 2.03). Timed, slower everywhere it was
+//!   aimed: `timeouts` 1.216 [1.161, 1.238], `kernel-timeouts` 1.278
+//!   [1.241, 1.296], `mass-cancel` 1.861, `scaling-1e5` 1.359,
+//!   `scaling-1e6` 1.744, `periodic` 1.041; `uniform` tied. The one-line
+//!   cancel stays.
+//! * **Level-1 slots into the sorted run** as well as level 2's and up:
+//!   0.6% to 1.7% fewer instructions on five workloads, but `heavy-tail`
+//!   282 -> 307 and 1.149 [1.101, 1.187] the time; the other six timed
+//!   tied. With [`RUN_MAX`] = 1,024 as well, `periodic` rose to 358.
+//! * **Higher slots' vectors sized and touched up front** (a diagnostic,
+//!   room for 8,192 handles in each of levels 1 and 2), to see whether the
+//!   vectors' growth during the measured phase is what `timeouts` pays for:
+//!   `timeouts` tied (1.077 [0.953, 1.226]), `uniform` slower (1.203). It
+//!   is not.
+//!
 //! Memory is the price: a cancelled or moved-earlier timer's stale handle
 //! stays in its slot until the slot is taken, so the slots hold one handle
 //! per timer inserted (or moved earlier) within the span of the levels the
