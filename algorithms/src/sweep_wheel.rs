@@ -511,6 +511,43 @@
 //!   `timeouts` tied (1.077 [0.953, 1.226]), `uniform` slower (1.203). It
 //!   is not.
 //!
+//! Two more cuts to the advance's fixed cost followed (against `451570c`;
+//! `timerbench counts --algorithms sweep-wheel`, instructions per
+//! operation, then `timerbench ab`, 10 rounds):
+//!
+//! * an advance that drained nothing reads its first slot from `next_start`
+//!   when that is an occupied ring slot (the usual advance of a busy wheel),
+//!   and searches the bitmap only for the slot after it, instead of
+//!   searching twice (`first_expiration`);
+//! * the plain sweep of a higher slot is a function of its own rather than
+//!   inlined into `take_due`, and `place` files into the ring on a path of
+//!   its own, returning before the higher levels' tables are read: the
+//!   sweep that moved a level-1 slot's timers into the ring had held them
+//!   all in registers and spilled nine values to the stack per timer.
+//!
+//! Together: `periodic` 294.9 -> 285.6, `uniform` 307.4 -> 298.3,
+//! `scaling-1e4` 289.7 -> 281.5, `far-future` 324.4 -> 314.1,
+//! `kernel-timeouts` 80.6 -> 78.7, `heavy-tail` 270.7 -> 264.9, fewer or
+//! the same on twelve more; more on `sparse` (664.1 -> 675.2, where most
+//! advances take a higher slot and pay for the test of the ring slot
+//! before their search), `mass-cancel` (98.9 -> 99.8) and `timeouts`
+//! (105.1 -> 105.6). Timed: `periodic` 0.943 [0.922, 0.952] and
+//! `scaling-1e3` 0.962 [0.946, 0.994], the other fifteen tied (`sparse`
+//! 0.981, `timeouts` 1.000, `bimodal` 1.030 [1.000, 1.051]). Tried on the
+//! way and not kept:
+//!
+//! * the first `PREFETCH_AHEAD` timers of the next ring slot prefetched
+//!   at the end of each advance that takes a slot, so that the next
+//!   advance finds them in cache (the sweep's own prefetch never reaches a
+//!   slot's first eight): tied on sixteen workloads, `ratas-connections`
+//!   1.022 [1.015, 1.036] slower (8 rounds);
+//! * a sweep's refiled timers counted as the difference between the timers
+//!   it found and those it fired, as its stale handles are: more
+//!   instructions, not fewer (`periodic` 290.3 -> 293.7, `uniform` 304.8 ->
+//!   308.6);
+//! * one bound (`due_by.min(end)`) for the sweep's fire test instead of two
+//!   compares: the compiler had already made it one (the same counts).
+
 //! Memory is the price: a cancelled or moved-earlier timer's stale handle
 //! stays in its slot until the slot is taken, so the slots hold one handle
 //! per timer inserted (or moved earlier) within the span of the levels the
@@ -944,7 +981,7 @@ impl Occupancy {
         }
     }
 
-    #[cfg(test)]
+    #[inline]
     fn is_set(&self, id: usize) -> bool {
         self.words[id / 64] & (1 << (id % 64)) != 0
     }
@@ -1233,33 +1270,34 @@ impl<P> SweepWheel<P> {
             self.elapsed
         );
         // Within NEAR_SLOTS ticks of the clock: level 0's ring, by the low
-        // digits. Else `slot_id(level, slot_for(when, level))` for the level
-        // of `level_for(elapsed, when)`, read from tables by the highest bit.
-        let (id, floor) = if when - self.elapsed < NEAR_SLOTS as u64 {
-            (when as usize & (NEAR_SLOTS - 1), Tick::MAX)
-        } else {
-            let bit = highest_differing_bit(self.elapsed, when);
-            let shift = SHIFT_AT_BIT[bit];
-            (
-                BASE_AT_BIT[bit] + ((when >> shift) & DIGIT_MASK_AT_BIT[bit]) as usize,
-                FLOOR_AT_BIT[bit],
-            )
-        };
+        // digits. A ring slot spans one tick, so its minimum is its start and
+        // it keeps none. The ring's path is its own, ahead of the higher
+        // levels', so that a sweep that moves timers into the ring holds
+        // none of the higher levels' values.
+        if when - self.elapsed < NEAR_SLOTS as u64 {
+            let id = when as usize & (NEAR_SLOTS - 1);
+            self.slots[id].push(handle);
+            self.occupied.set(id);
+            return Tick::MAX;
+        }
+        // Else `slot_id(level, slot_for(when, level))` for the level of
+        // `level_for(elapsed, when)`, read from tables by the highest bit.
+        let bit = highest_differing_bit(self.elapsed, when);
+        let shift = SHIFT_AT_BIT[bit];
+        let id = BASE_AT_BIT[bit] + ((when >> shift) & DIGIT_MASK_AT_BIT[bit]) as usize;
+        let floor = FLOOR_AT_BIT[bit];
         // Fixed-size arrays: one check that `id` is a slot number covers the
         // slot and its occupancy word.
         self.slots[id].push(handle);
         self.occupied.set(id);
-        // A level-0 slot spans one tick, so its minimum is its start and it
-        // keeps none: its number, below NEAR_SLOTS, wraps past the table, and
-        // the same compare tests the level and the bound.
         // Both bounds are stored only when lowered, as in `file`.
-        if let Some(min) = self.slot_min.get_mut(id.wrapping_sub(NEAR_SLOTS)) {
-            if when < *min {
-                *min = when;
-            }
-            if when & floor < self.far_start {
-                self.far_start = when & floor;
-            }
+        if let Some(min) = self.slot_min.get_mut(id.wrapping_sub(NEAR_SLOTS))
+            && when < *min
+        {
+            *min = when;
+        }
+        if when & floor < self.far_start {
+            self.far_start = when & floor;
         }
         floor
     }
@@ -1322,6 +1360,35 @@ impl<P> SweepWheel<P> {
         })
     }
 
+    /// [`Self::next_expiration`] at the start of an advance that drained
+    /// nothing, read from `next_start` when that is an occupied ring slot:
+    /// the usual advance of a busy wheel takes one ring slot, and this spares
+    /// it one of its two searches of the bitmap.
+    ///
+    /// `next_start` is at most the start of every occupied slot, so a ring
+    /// slot that starts there and is occupied is the earliest, and a tie with
+    /// a higher slot goes to the ring as in the search.
+    #[inline(always)]
+    fn first_expiration(&self) -> Option<Expiration> {
+        let start = self.next_start;
+        let id = start as usize & (NEAR_SLOTS - 1);
+        let next = if start > self.elapsed
+            && start - self.elapsed < NEAR_SLOTS as u64
+            && self.occupied.is_set(id)
+        {
+            Some(Expiration {
+                level: 0,
+                id,
+                start,
+                near: start,
+            })
+        } else {
+            self.next_expiration()
+        };
+        debug_assert_eq!(next, self.next_expiration());
+        next
+    }
+
     /// Recomputes [`Self::far_start`] from the occupancy bitmap and the run.
     fn reset_far_start(&mut self) {
         self.far_start = self.first_far_start().min(self.run_start);
@@ -1349,10 +1416,12 @@ impl<P> SweepWheel<P> {
         if now < self.elapsed {
             return;
         }
-        if !self.overdue.is_empty() {
+        let mut next = if self.overdue.is_empty() {
+            self.first_expiration()
+        } else {
             self.drain_overdue(out);
-        }
-        let mut next = self.next_expiration();
+            self.next_expiration()
+        };
         while let Some(expiration) = next.filter(|expiration| expiration.start <= now) {
             if expiration.level == 0 {
                 self.take_near(expiration.id, expiration.start, out);
@@ -1695,7 +1764,7 @@ impl<P> SweepWheel<P> {
     /// `due_by` that lies no later than `end` (appending it to `out`), and
     /// files the others again, noting whether what fires came out in
     /// deadline order.
-    #[inline(always)]
+    #[inline(never)]
     fn sweep(
         &mut self,
         handles: &[Handle],
@@ -2073,6 +2142,38 @@ mod tests {
         // at 4096.
         assert_eq!(wheel.counters.cascades, 2);
         assert_eq!(fire(&mut wheel, 5_000), vec![(5_000, 7)]);
+    }
+
+    #[test]
+    fn the_first_expiration_read_from_next_start_is_the_searchs() {
+        let mut wheel = wheel();
+        // Ring slots, a stale handle, and a level-1 slot (ticks 1,024 to
+        // 2,047) that a ring slot at 1,024 ties with once the clock is past
+        // 1,000.
+        for deadline in [5, 6, 6, 900, 1_024, 1_500, 70_000] {
+            wheel.insert(deadline, deadline);
+        }
+        let stale = wheel.insert(7, 7);
+        wheel.cancel(stale);
+        let mut read = 0;
+        for now in [5, 6, 7, 1_000, 1_024, 1_500, 70_000] {
+            if now == 1_024 {
+                wheel.insert(1_024, 1);
+            }
+            let searched = wheel.next_expiration();
+            read +=
+                usize::from(searched.is_some_and(|e| e.level == 0 && e.start == wheel.next_start));
+            assert_eq!(
+                wheel.first_expiration(),
+                searched,
+                "before the advance to {now}"
+            );
+            fire(&mut wheel, now);
+        }
+        assert!(
+            read >= 3,
+            "the ring slot at next_start was the answer {read} times"
+        );
     }
 
     #[test]
