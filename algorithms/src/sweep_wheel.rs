@@ -527,8 +527,10 @@
 //!
 //! Together: `periodic` 294.9 -> 285.6, `uniform` 307.4 -> 298.3,
 //! `scaling-1e4` 289.7 -> 281.5, `far-future` 324.4 -> 314.1,
-//! `kernel-timeouts` 80.6 -> 78.7, `heavy-tail` 270.7 -> 264.9, fewer or
-//! the same on twelve more; more on `sparse` (664.1 -> 675.2, where most
+//! `kernel-timeouts` 80.6 -> 78.7, `heavy-tail` 270.7 -> 264.9, fewer on
+//! six more (`bimodal`, `burst`, `idle-reset`, `scaling-1e3`,
+//! `scaling-1e5`, `scaling-1e6`), the same on `kafka-purgatory` and
+//! `ratas-connections`; more on `sparse` (664.1 -> 675.2, where most
 //! advances take a higher slot and pay for the test of the ring slot
 //! before their search), `mass-cancel` (98.9 -> 99.8) and `timeouts`
 //! (105.1 -> 105.6). Timed: `periodic` 0.943 [0.922, 0.952] and
