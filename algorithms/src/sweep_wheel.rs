@@ -549,7 +549,7 @@
 //!   308.6);
 //! * one bound (`due_by.min(end)`) for the sweep's fire test instead of two
 //!   compares: the compiler had already made it one (the same counts).
-
+//!
 //! Memory is the price: a cancelled or moved-earlier timer's stale handle
 //! stays in its slot until the slot is taken, so the slots hold one handle
 //! per timer inserted (or moved earlier) within the span of the levels the
