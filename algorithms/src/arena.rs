@@ -107,6 +107,13 @@ impl<T> Arena<T> {
         self.len == 0
     }
 
+    /// Whether the next [`Self::insert`] has room without allocating: a
+    /// vacant slot to reuse, or spare capacity for a new one.
+    #[inline]
+    pub fn has_room(&self) -> bool {
+        self.free_head != NO_FREE || self.slots.len() < self.slots.capacity()
+    }
+
     /// The number of slots ever allocated, occupied or not.
     #[inline]
     pub fn capacity(&self) -> usize {

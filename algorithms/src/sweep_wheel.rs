@@ -149,7 +149,9 @@
 //!   (0.95 [0.83, 0.99]), tied elsewhere with medians of 0.90 to 1.03; it
 //!   needs `unsafe` that touches memory (`Vec::set_len` after writing the
 //!   spare room), and a safe version (a boxed slice and a length) cost more
-//!   instructions in the sweeps than it saved in the insert. Not kept.
+//!   instructions in the sweeps than it saved in the insert. Not kept; a
+//!   safe way to the same end came later (see "Cost": an insert that saves
+//!   no registers).
 //! * `experiment/prefetch`: each sweep asks for the arena entry of the handle
 //!   eight ahead (`_mm_prefetch`, also `unsafe`). Faster on `burst` (0.92
 //!   [0.90, 0.96]), `far-future` (0.95 [0.76, 0.99]), `ratas-connections`
@@ -406,10 +408,57 @@
 //!
 //! Advances got cheaper with the tables as well, since a cascade files
 //! through the same `place` (`uniform`: 649 to 593 instructions per advance).
-//! What is left is mostly the arena's free-list pop, the vector push and the
-//! six registers the function saves for its cold paths (a slot vector's or
-//! the arena's growth); moving the vector's growth into a cold function did
-//! not remove them.
+//! What was then left was mostly the arena's free-list pop, the vector push
+//! and the six registers the function saved for its cold paths (a slot
+//! vector's or the arena's growth); moving the vector's growth into a cold
+//! function did not remove them, since a value the insert returns was
+//! still live across the call.
+//!
+//! **An insert that saves no registers.** `insert` is now only the test
+//! between the two forms, inlined into the caller, and each form is a
+//! function that calls nothing except in tail position, so that it keeps
+//! every value in the registers a call may clobber and saves none
+//! (`insert_wheel`, `insert_short`). Each first asks whether the arena has
+//! room without allocating ([`Arena::has_room`]: an entry to reuse or spare
+//! capacity) and, for the wheel, whether the deadline is after the clock,
+//! and else hands the whole insert to an out-of-line general path. The
+//! slot's vector is tested for room right before the push, with nothing
+//! written in between, so the compiler drops the push's growth path: no
+//! `unsafe` (the `experiment/leaf-insert` of "Idea" needed `Vec::set_len`);
+//! a full vector goes to `file_growing`, in tail position. The short list's
+//! advance does the same for its common case (every entry due is current,
+//! due when it was filed, and `out` has room), handing anything else to
+//! `take_short_slow`, though it still saves its registers. `timerbench
+//! counts --algorithms sweep-wheel` against `224e382`, instructions per
+//! insert: `uniform` 108.3 -> 95.4, `timeouts` 104.1 -> 91.1,
+//! `heavy-tail` 101.8 -> 91.1, `mass-cancel` 111.3 -> 98.3,
+//! `kernel-timeouts` 83.2 -> 77.5, `kafka-purgatory` 72.0 -> 62.0 (its
+//! advance 90.2 -> 85.5), `ratas-connections` 100.8 -> 87.9 (advance 93.4
+//! -> 89.4); fewer per operation on all seventeen, simulated misses the
+//! same. `timerbench ab` against `224e382` (10 rounds): faster on twelve
+//! (`timeouts` 0.890 [0.804, 0.925], `kafka-purgatory` 0.910 [0.893,
+//! 0.919], `ratas-connections` 0.917, `bimodal` 0.922, `heavy-tail` 0.931
+//! [0.871, 0.996], `far-future` 0.936, `kernel-timeouts` 0.938 [0.900,
+//! 0.987], `periodic` 0.951, `scaling-1e4` 0.958, `sparse` 0.965,
+//! `scaling-1e6` 0.968, `scaling-1e3` 0.975, every interval below 1),
+//! tied on five (`uniform` 0.885 [0.820, 1.004], `burst` 0.924,
+//! `scaling-1e5` 0.905, `mass-cancel` 0.983, `idle-reset` 1.000). The
+//! short list's half alone had been faster on its two workloads
+//! (`kafka-purgatory` 0.910, `ratas-connections` 0.924) and tied on the
+//! fifteen others. Tried the same day and not kept: the insert split in
+//! two without the tests for room (the general path out of line, tested
+//! first): the compiler saved the registers before the test all the same,
+//! and `kafka-purgatory`'s insert went from 72 to 85 instructions (72 with
+//! the test in a function of its own); [`PREFETCH_AHEAD`] = 4 and 16, tied
+//! with 8 on all seventeen (8 rounds each); and a *young list*, where an
+//! insert at least 128 ticks out waited 64 ticks in an unsorted vector
+//! before it was filed, so that a timer cancelled within that time was
+//! dropped while its arena entry was still in cache rather than swept from
+//! its slot much later: slower on four of six workloads (8 rounds:
+//! `timeouts` 1.212 [1.190, 1.241], where it was aimed, `periodic` 1.275,
+//! `heavy-tail` 1.279, `scaling-1e4` 1.152) and more instructions on
+//! fifteen (`timeouts` 105.6 -> 107.7 per operation, `periodic` 285.6 ->
+//! 340.3): every surviving timer is handled twice.
 //!
 //! An advance was then cut down the same way, for the small queues
 //! (`kafka-purgatory`, `ratas-connections`: tens of timers pending, an
@@ -861,6 +910,18 @@ fn highest_differing_bit(elapsed: Tick, when: Tick) -> usize {
     ((elapsed ^ when) | (NEAR_SLOTS as u64 - 1)).ilog2() as usize
 }
 
+/// The slot of level 1 or above for a deadline `when` at least
+/// [`NEAR_SLOTS`] ticks after the clock `elapsed`, and the level's
+/// [`slot_floor_mask`]: `slot_id(level, slot_for(when, level))` for the level
+/// of `level_for(elapsed, when)`, read from tables by the highest bit.
+#[inline(always)]
+fn far_slot(elapsed: Tick, when: Tick) -> (usize, Tick) {
+    let bit = highest_differing_bit(elapsed, when);
+    let shift = SHIFT_AT_BIT[bit];
+    let id = BASE_AT_BIT[bit] + ((when >> shift) & DIGIT_MASK_AT_BIT[bit]) as usize;
+    (id, FLOOR_AT_BIT[bit])
+}
+
 /// The level whose digit holds bit `bit` of a deadline.
 const fn level_at_bit(bit: usize) -> usize {
     // Bits below NEAR_BITS give (bit + FAR_BITS - NEAR_BITS) / FAR_BITS = 0
@@ -1282,12 +1343,7 @@ impl<P> SweepWheel<P> {
             self.occupied.set(id);
             return Tick::MAX;
         }
-        // Else `slot_id(level, slot_for(when, level))` for the level of
-        // `level_for(elapsed, when)`, read from tables by the highest bit.
-        let bit = highest_differing_bit(self.elapsed, when);
-        let shift = SHIFT_AT_BIT[bit];
-        let id = BASE_AT_BIT[bit] + ((when >> shift) & DIGIT_MASK_AT_BIT[bit]) as usize;
-        let floor = FLOOR_AT_BIT[bit];
+        let (id, floor) = far_slot(self.elapsed, when);
         // Fixed-size arrays: one check that `id` is a slot number covers the
         // slot and its occupancy word.
         self.slots[id].push(handle);
@@ -1661,16 +1717,130 @@ impl<P> SweepWheel<P> {
         }
     }
 
+    /// The insert of a wheel, when the deadline is after the clock and the
+    /// arena and the slot's vector have room without allocating: like the
+    /// short list's, it calls nothing except in tail position, and so saves
+    /// no registers. What `file` and `place` do, for that case.
+    #[inline(never)]
+    fn insert_wheel(&mut self, deadline: Tick, payload: P) -> Handle {
+        let when = deadline;
+        if when <= self.elapsed || !self.timers.has_room() {
+            return self.insert_wheel_slow(deadline, payload);
+        }
+        let handle = self.timers.insert(Timer { deadline, payload });
+        let (id, floor) = if when - self.elapsed < NEAR_SLOTS as u64 {
+            (when as usize & (NEAR_SLOTS - 1), Tick::MAX)
+        } else {
+            far_slot(self.elapsed, when)
+        };
+        let handles = &mut self.slots[id];
+        if handles.len() == handles.capacity() {
+            return self.file_growing(handle, when, id, floor);
+        }
+        // Within capacity, checked just above with nothing written since:
+        // the push has no path that grows the vector, and so no call.
+        handles.push(handle);
+        self.note_filed(when, id, floor);
+        handle
+    }
+
+    /// The bookkeeping of an insert's filing at `when` in slot `id`, whose
+    /// level's floor mask is `floor` (`Tick::MAX` for the ring): the slot's
+    /// bit, and each bound that the deadline lowers.
+    #[inline(always)]
+    fn note_filed(&mut self, when: Tick, id: usize, floor: Tick) {
+        self.occupied.set(id);
+        if let Some(min) = self.slot_min.get_mut(id.wrapping_sub(NEAR_SLOTS)) {
+            if when < *min {
+                *min = when;
+            }
+            if when & floor < self.far_start {
+                self.far_start = when & floor;
+            }
+        }
+        if when & floor < self.next_start {
+            self.next_start = when & floor;
+        }
+        if when < self.next_min {
+            self.next_min = when;
+        }
+    }
+
+    /// Files `handle`, due at `when`, in slot `id` (floor mask `floor`), for
+    /// an insert whose slot vector must grow.
+    #[cold]
+    #[inline(never)]
+    fn file_growing(&mut self, handle: Handle, when: Tick, id: usize, floor: Tick) -> Handle {
+        self.slots[id].push(handle);
+        self.note_filed(when, id, floor);
+        handle
+    }
+
+    /// The wheel's insert in general: an overdue deadline, or an arena that
+    /// must allocate.
+    #[cold]
+    #[inline(never)]
+    fn insert_wheel_slow(&mut self, deadline: Tick, payload: P) -> Handle {
+        let handle = self.timers.insert(Timer { deadline, payload });
+        self.file(handle, deadline);
+        handle
+    }
+
+    /// The insert of a short list, when it has room and the arena room
+    /// without allocating: written so that it calls nothing except in tail position
+    /// (the walk between the ends, or the general path), and so saves no
+    /// registers.
+    #[inline(never)]
+    fn insert_short(&mut self, deadline: Tick, payload: P) -> Handle {
+        if self.short.len() == SHORT_MAX || !self.timers.has_room() {
+            return self.insert_short_slow(deadline, payload);
+        }
+        let handle = self.timers.insert(Timer { deadline, payload });
+        let when = deadline;
+        if when < self.next_min {
+            self.next_start = self.next_start.min(when);
+            self.next_min = when;
+        }
+        let (Some((first, _)), Some((last, _))) = (self.short.front(), self.short.back()) else {
+            self.short.push_back((when, handle));
+            return handle;
+        };
+        if when >= last {
+            self.short.push_back((when, handle));
+        } else if when < first {
+            self.short.push_front((when, handle));
+        } else {
+            return self.insert_short_between(first, last, when, handle);
+        }
+        handle
+    }
+
+    /// The short list's insert when it is full or the arena must allocate.
+    #[cold]
+    #[inline(never)]
+    fn insert_short_slow(&mut self, deadline: Tick, payload: P) -> Handle {
+        let handle = self.timers.insert(Timer { deadline, payload });
+        self.file_short(handle, deadline);
+        handle
+    }
+
     /// Inserts `(when, handle)` into the short list, where `first <= when <
     /// last`, after its equals: found by a walk from the nearer end (judged
     /// by the deadlines at the ends, as the `sorted-list` does), which for
     /// short timeouts among long ones is a step or two from the front.
     #[inline(never)]
-    fn insert_short_between(&mut self, first: Tick, last: Tick, when: Tick, handle: Handle) {
+    fn insert_short_between(
+        &mut self,
+        first: Tick,
+        last: Tick,
+        when: Tick,
+        handle: Handle,
+    ) -> Handle {
         let steps = self
             .short
             .insert_between((when, handle), when - first < last - when);
         self.counters.insert_scan_steps += steps as u64;
+        handle
     }
 
     /// Drops the short list's stale handles; whether that left it at most
@@ -1714,6 +1884,38 @@ impl<P> SweepWheel<P> {
         if now < self.elapsed {
             return;
         }
+        // The common case, written so that it calls nothing except in tail
+        // position and so saves no registers: each entry due is current and
+        // due at the deadline it was filed for, and `out` has room.
+        while let Some((first, handle)) = self.short.front() {
+            if first > now {
+                break;
+            }
+            let Some(timer) = self.timers.get(handle) else {
+                self.short.pop_front();
+                self.counters.entries_examined_not_due += 1;
+                continue;
+            };
+            if timer.deadline != first || out.len() == out.capacity() {
+                return self.take_short_slow(now, out);
+            }
+            self.short.pop_front();
+            let timer = self.timers.remove_at(handle.index());
+            out.push(Expired {
+                payload: timer.payload,
+                deadline: timer.deadline,
+            });
+        }
+        let first = self.short.front().map_or(Tick::MAX, |(first, _)| first);
+        (self.next_start, self.next_min) = (first, first);
+        self.elapsed = now;
+    }
+
+    /// [`Self::take_short`] in general: a timer pushed back since it was
+    /// filed is filed again, and `out` grows as it must.
+    #[cold]
+    #[inline(never)]
+    fn take_short_slow(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
         while let Some((first, handle)) = self.short.front() {
             if first > now {
                 break;
@@ -1860,13 +2062,11 @@ impl<P> TimerQueue<P> for SweepWheel<P> {
     #[inline]
     fn insert(&mut self, deadline: Tick, payload: P) -> Handle {
         check_deadline(deadline);
-        let handle = self.timers.insert(Timer { deadline, payload });
         if self.is_short {
-            self.file_short(handle, deadline);
+            self.insert_short(deadline, payload)
         } else {
-            self.file(handle, deadline);
+            self.insert_wheel(deadline, payload)
         }
-        handle
     }
 
     #[inline]
@@ -2370,6 +2570,46 @@ mod tests {
         occupancy.clear(700);
         assert_eq!(occupancy.summary, 1 << (slot_id(3, 9) / 64));
         assert_eq!(occupancy.first(), Some(slot_id(3, 9)));
+    }
+
+    #[test]
+    fn the_far_slot_is_the_slot_of_the_level_of_the_highest_differing_bit() {
+        for (elapsed, when) in [
+            (0, NEAR_SLOTS as Tick),
+            (5, 70_000),
+            (1 << 20, (1 << 20) + 123_456_789),
+            (3, MAX_DEADLINE),
+        ] {
+            let level = level_for(elapsed, when);
+            assert!(level >= 1);
+            assert_eq!(
+                far_slot(elapsed, when),
+                (
+                    slot_id(level, slot_for(when, level)),
+                    slot_floor_mask(level)
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn inserts_that_grow_the_arena_or_a_slot_file_like_the_others() {
+        // A wheel told of nothing: every arena entry and slot vector grows
+        // at its first use, so both general paths are taken, then the fast
+        // ones once entries are reused.
+        let mut wheel = wheel();
+        let mut handles = Vec::new();
+        for i in 0..3_000u64 {
+            handles.push(wheel.insert(1 + (i * 7_919) % 200_000, i));
+            if i % 3 == 0 {
+                wheel.cancel(handles[(i / 2) as usize]);
+            }
+        }
+        assert_invariants(&wheel);
+        let fired = fire(&mut wheel, 300_000);
+        assert!(fired.windows(2).all(|pair| pair[0].0 <= pair[1].0));
+        assert_eq!(fired.len() + 1_000, 3_000);
+        assert_eq!(wheel.len(), 0);
     }
 
     #[test]
