@@ -12,6 +12,18 @@
 //! match again. No workload here comes near that; a long-lived service would
 //! widen the generation.
 //!
+//! [`Arena::reserve`] makes its room as vacant entries, linked onto the free
+//! list in index order, rather than as spare capacity of the vector. The
+//! entries an insert then takes are the same, in the same order (the free
+//! list's older entries first, then the new ones by index, as pushes would
+//! have made them), but every insert takes the free list's path: with
+//! spare capacity, an insert reused a freed entry or pushed a new one as the
+//! timers that had just fired decided, a branch no predictor can learn.
+//! Under callgrind's branch simulator that branch was 72,021 of
+//! `sweep-wheel`'s 384,852 mispredicted branches on `heavy-tail`, where the
+//! queue grows by half while a third of the timers fire; see the
+//! `sweep-wheel` module for what it bought in time.
+//!
 //! An empty arena can give its storage back ([`Arena::release`]). Handles
 //! issued before must stay stale after that, so the arena remembers one past
 //! the newest generation it had issued, and every entry it makes afterwards
@@ -114,7 +126,8 @@ impl<T> Arena<T> {
         self.free_head != NO_FREE || self.slots.len() < self.slots.capacity()
     }
 
-    /// The number of slots ever allocated, occupied or not.
+    /// The number of slots made, occupied or vacant: the most ever
+    /// occupied at once, or more if [`Self::reserve`] made room for more.
     #[inline]
     pub fn capacity(&self) -> usize {
         self.slots.len()
@@ -147,9 +160,46 @@ impl<T> Arena<T> {
 
     /// Makes room for at least `additional` more entries than are stored now
     /// (vacant slots count as room), so that storing them does not allocate.
+    /// The room is made as vacant slots, linked in index order at the end
+    /// of the free list (see the module documentation), so this writes every
+    /// slot it adds and walks the vacant slots already there, fewer than
+    /// `additional` when any slot is added: O(`additional`).
     pub fn reserve(&mut self, additional: usize) {
         let vacant = self.slots.len() - self.len;
-        self.slots.reserve(additional.saturating_sub(vacant));
+        let start = self.slots.len();
+        let more = additional.saturating_sub(vacant).min(MAX_ENTRIES - start);
+        if more == 0 {
+            return;
+        }
+        self.slots.reserve_exact(more);
+        let end = start + more;
+        self.slots.extend((start..end).map(|index| Slot::Vacant {
+            generation: self.first_generation,
+            // Below MAX_ENTRIES, so the index fits and is not NO_FREE.
+            next_free: if index + 1 < end {
+                index as u32 + 1
+            } else {
+                NO_FREE
+            },
+        }));
+        // The new slots go after the ones already free, which an insert
+        // would have reused before pushing a new slot.
+        let first_new = start as u32;
+        if self.free_head == NO_FREE {
+            self.free_head = first_new;
+            return;
+        }
+        let mut tail = self.free_head;
+        loop {
+            let Slot::Vacant { next_free, .. } = &mut self.slots[tail as usize] else {
+                unreachable!("free list points at occupied slot {tail}");
+            };
+            if *next_free == NO_FREE {
+                *next_free = first_new;
+                return;
+            }
+            tail = *next_free;
+        }
     }
 
     /// Stores `value` and returns its handle, reusing a vacant slot when there is one.
@@ -465,6 +515,48 @@ mod tests {
         assert_eq!(arena.insert(10).index(), 3);
         assert_eq!(arena.insert(11).index(), 1);
         assert_eq!(arena.capacity(), 4, "no growth while slots are free");
+    }
+
+    #[test]
+    fn reserved_room_is_taken_in_index_order_after_the_freed_slots() {
+        let mut arena = Arena::new();
+        let handles: Vec<_> = (0..3).map(|i| arena.insert(i)).collect();
+        arena.remove(handles[1]);
+        arena.reserve(4);
+        assert_eq!(arena.capacity(), 6, "one vacant slot counts as room");
+        assert_eq!(arena.len(), 2);
+        assert!(arena.has_room());
+        let taken: Vec<u32> = (0..4).map(|i| arena.insert(10 + i).index()).collect();
+        assert_eq!(
+            taken,
+            [1, 3, 4, 5],
+            "the freed slot, then new ones by index"
+        );
+        assert_eq!(arena.capacity(), 6, "no growth within the reserve");
+        assert!(!arena.has_room());
+        assert_eq!(arena.insert(20).index(), 6, "past the reserve, a push");
+        arena.reserve(0);
+        assert_eq!(arena.capacity(), 7, "nothing to make");
+    }
+
+    #[test]
+    fn reserved_slots_match_no_handle_from_before_a_release() {
+        let mut arena = Arena::new();
+        let old: Vec<_> = (0..3).map(|i| arena.insert(i)).collect();
+        for &handle in &old {
+            arena.remove(handle);
+        }
+        assert!(arena.release());
+        arena.reserve(3);
+        for &stale in &old {
+            assert_eq!(arena.get(stale), None, "a reserved slot is vacant");
+        }
+        let fresh: Vec<_> = (0..3).map(|i| arena.insert(10 + i)).collect();
+        for (&stale, &handle) in old.iter().zip(&fresh) {
+            assert_eq!(stale.index(), handle.index());
+            assert_ne!(stale, handle, "a newer generation");
+            assert_eq!(arena.get(stale), None);
+        }
     }
 
     #[test]

@@ -476,6 +476,69 @@
 //! 1.026 [1.006, 1.064] slower. Fewer instructions in the advance bought
 //! no time where fewer in the insert had; we have not found why.
 //!
+//! **A free list that is never empty, and fewer compares on a far
+//! insert.** Callgrind's branch simulator (branch `diag/branch-sim-l2`,
+//! `timerbench counts` with `--branch-sim=yes`) put 154,583 of this
+//! wheel's 384,852 mispredicted branches on `heavy-tail` in the insert:
+//! 72,021 on the arena's test for room, which reused a freed entry or
+//! pushed a new one as the timers that had just fired decided, and 74,957
+//! on the choice between the ring and a higher slot (a third of its
+//! delays are under 1,024 ticks); the replay loop had 123,538. Two changes
+//! were kept. [`Arena::reserve`] now makes its room as vacant entries on
+//! the free list (the same entries, taken in the same order), so that an
+//! insert into a reserved arena always takes the free list's path; and an
+//! insert into a higher slot that starts after `far_start` returns before
+//! comparing the three wheel-wide bounds, none of which it can lower (see
+//! `note_filed`). `timerbench counts --algorithms sweep-wheel` against
+//! `9ef56b5`, instructions per insert: `uniform` 95.4 -> 91.5,
+//! `heavy-tail` 91.1 -> 87.4, `scaling-1e4` 89.3 -> 85.5, `mass-cancel`
+//! 98.3 -> 92.3, `timeouts` 91.1 -> 87.2; the short lists'
+//! (`kafka-purgatory`, `ratas-connections`) and `kernel-timeouts`'s the
+//! same; simulated misses the same everywhere. `timerbench ab` against
+//! `9ef56b5` (10 rounds): the arena's change alone faster on `heavy-tail`
+//! (0.980 [0.939, 0.992]) and `scaling-1e6` (0.986 [0.965, 0.995]), tied
+//! on fifteen; the bounds' return on top of it (8 rounds, six workloads)
+//! faster on `timeouts` (0.980 [0.947, 0.986]), tied on five; both
+//! together tied on sixteen (`heavy-tail` 0.963 [0.936, 1.004]) and
+//! `kafka-purgatory`, whose counts did not move, 1.018 [1.010, 1.031]
+//! slower. The arena is every design's, so the others' reserved inserts
+//! lost the branch too (8 rounds on `sparse`, `kafka-purgatory`,
+//! `heavy-tail` and `timeouts`: `std-binary-heap` on `kafka-purgatory`
+//! 0.984 [0.967, 0.992], the other eleven cells of it, of
+//! `std-binary-heap-plain` and of `hashed-wheel` tied). Tried the same day against `9ef56b5` and
+//! not kept, each on its branch:
+//!
+//! * the ring or a higher slot chosen without a branch
+//!   (`std::hint::select_unpredictable`, `experiment/select-near`):
+//!   `heavy-tail` 0.970 [0.958, 0.985], but `bimodal` 1.118, `timeouts`
+//!   1.047, `burst` 1.030 and `scaling-1e4` 1.020 slower (10 rounds, nine
+//!   workloads): every insert computes the higher slot, and the insert
+//!   saves two registers again;
+//! * the next ring slot's vector header prefetched at the end of an
+//!   advance (`experiment/next-ring-header-prefetch`): six workloads tied
+//!   (8 rounds);
+//! * a cascade that prefetches arena entries 16 handles ahead and, from
+//!   the entry 8 ahead, the header of the ring slot it goes to
+//!   (`experiment/two-stage-prefetch`): `scaling-1e4` 1.080 [1.072, 1.129]
+//!   and `periodic` 1.015 slower, four tied;
+//! * the reserved arena's memory written up front, so that no page is
+//!   first touched in the caller's work (`experiment/arena-prefault`):
+//!   five workloads tied (6 rounds);
+//! * as a diagnostic, every higher slot given room for a sixteenth of the
+//!   population, so that none grows in a run (`diag/far-slots-no-grow`;
+//!   `heavy-tail`'s measured phase makes 852 allocations): `heavy-tail`
+//!   1.313 and `uniform` 1.251 slower, `scaling-1e4` tied. The growth is
+//!   not what `heavy-tail` pays for.
+//!
+//! Nor is memory what keeps this wheel under 1.5x `timer-queue`'s speed on
+//! `heavy-tail`: with callgrind's last level set to 1 MiB, this VM's L2 per
+//! core (`diag/branch-sim-l2`), it has 124,095 simulated L2 read misses
+//! there, 75,045 of them the replay loop's reads of the tape (a stream,
+//! which a hardware prefetcher follows and callgrind's model does not),
+//! 28,347 the cascades' reads of arena entries (which the sweep
+//! prefetches) and 17,488 the copies of growing vectors, against
+//! `timer-queue`'s 194,784 and the `ticked-hierarchical-wheel`'s 87,491.
+//!
 //! An advance was then cut down the same way, for the small queues
 //! (`kafka-purgatory`, `ratas-connections`: tens of timers pending, an
 //! advance at almost every tick) where a sorted list had beaten the wheel: there
@@ -634,7 +697,8 @@
 //!
 //! * **A taken slot's vector is freed** rather than kept when it has room for
 //!   more than [`KEEP_HANDLES`] handles and fewer than one in
-//!   [`SHRINK_RATIO`] of the arena's entries (its high-water mark) hold a
+//!   [`SHRINK_RATIO`] of the arena's entries (its high-water mark, or the
+//!   population [`TimerQueue::reserve`] announced if that is more) hold a
 //!   pending timer: the vector was sized for a population that is gone. In a
 //!   steady state the population stays near its high-water mark and nothing
 //!   is freed; the check is two loads and a compare per slot taken.
@@ -1684,9 +1748,10 @@ impl<P> SweepWheel<P> {
         swept
     }
 
-    /// Whether the wheel holds far fewer timers than it once did: fewer than one
-    /// in [`SHRINK_RATIO`] of the arena's entries (its high-water mark since it
-    /// was last given back) are pending.
+    /// Whether the wheel holds far fewer timers than it once did, or than it
+    /// was told to expect: fewer than one in [`SHRINK_RATIO`] of the arena's
+    /// entries (its high-water mark since it was last given back, or its
+    /// reserve) are pending.
     #[inline]
     fn is_shrinking(&self) -> bool {
         self.timers.len() * SHRINK_RATIO < self.timers.capacity()
@@ -1763,12 +1828,23 @@ impl<P> SweepWheel<P> {
     /// The bookkeeping of an insert's filing at `when` in slot `id`, whose
     /// level's floor mask is `floor` (`Tick::MAX` for the ring): the slot's
     /// bit, and each bound that the deadline lowers.
+    ///
+    /// A higher slot that starts after `far_start` lowers none of the three
+    /// wheel-wide bounds, so they are not compared: `next_start` is at most
+    /// `far_start`, and `next_min` at most a deadline filed in the slot at
+    /// `far_start` (or the run's first, or a ring slot's start before it),
+    /// which ends before any later slot starts. Most far inserts take that
+    /// return.
     #[inline(always)]
     fn note_filed(&mut self, when: Tick, id: usize, floor: Tick) {
         self.occupied.set(id);
         if let Some(min) = self.slot_min.get_mut(id.wrapping_sub(NEAR_SLOTS)) {
             if when < *min {
                 *min = when;
+            }
+            if when & floor > self.far_start {
+                debug_assert!(when & floor > self.next_start && when > self.next_min);
+                return;
             }
             if when & floor < self.far_start {
                 self.far_start = when & floor;
