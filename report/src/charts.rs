@@ -1133,6 +1133,7 @@ pub fn counts_chart(model: &Model, metric: CountMetric) -> Result<Option<Chart>>
         y_desc: match metric {
             CountMetric::Instructions => "instructions per operation (log scale)",
             CountMetric::LlMisses => "simulated last-level misses per operation (log scale)",
+            CountMetric::BranchMisses => "simulated mispredictions per operation (log scale)",
         },
         series: Vec::new(),
         extras: Vec::new(),

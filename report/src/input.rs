@@ -37,7 +37,7 @@ pub const METADATA_FILE: &str = "metadata.json";
 /// What the contract costs each native row: optional (a run without native
 /// rows, or one made before they existed, has none).
 pub const CONTRACT_COST_FILE: &str = "contract_cost.csv";
-/// Instructions and simulated cache misses per operation, from `timerbench
+/// Instructions, simulated cache misses and mispredictions per operation, from `timerbench
 /// counts`: optional (most runs have none).
 pub const COUNTS_FILE: &str = "counts.csv";
 
@@ -251,6 +251,8 @@ pub struct CountRow {
     pub ll_misses: f64,
     /// Estimated cycles per call.
     pub estimated_cycles: f64,
+    /// Simulated branch mispredictions per call.
+    pub branch_misses: f64,
 }
 
 impl CheckRow for CountRow {
@@ -258,7 +260,8 @@ impl CheckRow for CountRow {
         non_negative("instructions", self.instructions)?;
         non_negative("l1_misses", self.l1_misses)?;
         non_negative("ll_misses", self.ll_misses)?;
-        non_negative("estimated_cycles", self.estimated_cycles)
+        non_negative("estimated_cycles", self.estimated_cycles)?;
+        non_negative("branch_misses", self.branch_misses)
     }
 }
 

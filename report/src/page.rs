@@ -42,7 +42,9 @@ const READ_COUNTS: &str = "From `counts.csv` (`timerbench counts`, `make counts`
 measured phase replayed under Valgrind's callgrind with one fixed simulated cache (32 KiB L1i, 48 KiB \
 L1d, 32 MiB last level), counting only the measured phase, after the same prefill as a timed pass. \
 Counts, not times: the same binary and seed give the same figures on any machine, whatever else it \
-is doing. A last-level miss is a load from memory in that model (no prefetcher, no overlap); \
+is doing. A last-level miss is a load from memory in that model (no prefetcher, no overlap); a \
+misprediction is one of Valgrind's branch predictor, a model of about 2004 that a core of today \
+beats except where a branch's outcome is random; \
 `counts.json` says how many operations of each cell were counted.";
 const READ_MEMORY: &str = "Peak heap bytes held by the queue divided by the largest pending count, \
     per algorithm and size. A wheel's fixed slot arrays dominate at small N and amortise at large N; \
@@ -309,6 +311,7 @@ fn counts_section(model: &Model, chart: &dyn Fn(&str) -> Option<Chart>) -> Optio
         let what = match metric {
             tables::CountMetric::Instructions => "Instructions",
             tables::CountMetric::LlMisses => "Simulated last-level misses",
+            tables::CountMetric::BranchMisses => "Simulated branch mispredictions",
         };
         parts.push(Part::Text(format!(
             "{what} per measured operation (the whole counted region); the smallest of each workload highlighted."
@@ -327,7 +330,9 @@ fn counts_section(model: &Model, chart: &dyn Fn(&str) -> Option<Chart>) -> Optio
         parts.push(Part::Table(table));
     }
     Some(Section {
-        title: "Counts that noise cannot move: instructions and simulated cache misses".to_owned(),
+        title:
+            "Counts that noise cannot move: instructions, simulated cache misses and mispredictions"
+                .to_owned(),
         parts,
     })
 }

@@ -557,6 +557,8 @@ pub enum CountMetric {
     Instructions,
     /// Simulated last-level misses per call.
     LlMisses,
+    /// Simulated branch mispredictions per call.
+    BranchMisses,
 }
 
 impl CountMetric {
@@ -565,6 +567,7 @@ impl CountMetric {
         match self {
             CountMetric::Instructions => row.instructions,
             CountMetric::LlMisses => row.ll_misses,
+            CountMetric::BranchMisses => row.branch_misses,
         }
     }
 
@@ -573,7 +576,7 @@ impl CountMetric {
     pub fn format(self, value: f64) -> String {
         match self {
             CountMetric::Instructions => format!("{value:.1}"),
-            CountMetric::LlMisses => format!("{value:.3}"),
+            CountMetric::LlMisses | CountMetric::BranchMisses => format!("{value:.3}"),
         }
     }
 
@@ -582,6 +585,7 @@ impl CountMetric {
         match self {
             CountMetric::Instructions => "instructions",
             CountMetric::LlMisses => "LL misses",
+            CountMetric::BranchMisses => "mispredicts",
         }
     }
 
@@ -590,11 +594,16 @@ impl CountMetric {
         match self {
             CountMetric::Instructions => "instructions",
             CountMetric::LlMisses => "ll-misses",
+            CountMetric::BranchMisses => "branch-misses",
         }
     }
 
-    /// Both metrics, in the order the report shows them.
-    pub const ALL: [CountMetric; 2] = [CountMetric::Instructions, CountMetric::LlMisses];
+    /// Every metric, in the order the report shows them.
+    pub const ALL: [CountMetric; 3] = [
+        CountMetric::Instructions,
+        CountMetric::LlMisses,
+        CountMetric::BranchMisses,
+    ];
 }
 
 /// The workloads `counts.csv` has rows for, in the model's order.

@@ -33,6 +33,7 @@ fn good_results_make_a_complete_report() {
         "counts-instructions.svg",
         "counts-instructions-by-family.svg",
         "counts-ll-misses.svg",
+        "counts-branch-misses.svg",
     ] {
         assert!(
             files.contains(&name.to_owned()),
