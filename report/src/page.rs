@@ -42,7 +42,7 @@ const READ_COUNTS: &str = "From `counts.csv` (`timerbench counts`, `make counts`
 measured phase replayed under Valgrind's callgrind with one fixed simulated cache (32 KiB L1i, 48 KiB \
 L1d, 32 MiB last level), counting only the measured phase, after the same prefill as a timed pass. \
 Counts, not times: the same binary and seed give the same figures on any machine, whatever else it \
-is doing. A last-level miss is a load from memory in that model (no prefetcher, no overlap); a \
+is doing (the mispredictions to within a few in 100,000). A last-level miss is a load from memory in that model (no prefetcher, no overlap); a \
 misprediction is one of Valgrind's branch predictor, a model of about 2004 that a core of today \
 beats except where a branch's outcome is random; \
 `counts.json` says how many operations of each cell were counted.";
@@ -324,7 +324,8 @@ fn counts_section(model: &Model, chart: &dyn Fn(&str) -> Option<Chart>) -> Optio
     }
     if let Some((workload, table)) = tables::counts_by_kind_table(model) {
         parts.push(Part::Text(format!(
-            "Per call of each kind on {workload}: instructions and simulated last-level misses \
+            "Per call of each kind on {workload}: instructions, simulated last-level misses and \
+             mispredictions \
              (each figure includes the call into the counted function and its return)."
         )));
         parts.push(Part::Table(table));
