@@ -117,12 +117,10 @@
 //! The ring and the prefetch were adopted after `make ab
 //! ARGS=--algorithms=sweep-wheel` (each change's branch against commit
 //! `1caee5a`, this build's time over the base's, median and interval of the
-//! paired ratios over 6 rounds; of the branches named here, only
-//! `experiment/sorted-run`, `experiment/ring-spares`,
-//! `experiment/hot-ring`, `experiment/inline-ring`,
-//! `experiment/slots-start`, `experiment/slots-start-cached` and
-//! `diag/near64` are still in the repository, and the figures below are
-//! the record of the others). Level 0
+//! paired ratios over 6 rounds; the branches named in this doc are the
+//! names the experiments were made under: the repository keeps only
+//! `main`, so none of them is in it, and the figures here are their
+//! record). Level 0
 //! first stayed a 1,024-tick window
 //! aligned like tokio's levels, and two fixes for `periodic` were counted
 //! (`timerbench counts --scale small`, instructions per operation, against
@@ -477,8 +475,9 @@
 //! no time where fewer in the insert had; we have not found why.
 //!
 //! **A free list that is never empty, and fewer compares on a far
-//! insert.** Callgrind's branch simulator (branch `diag/branch-sim-l2`,
-//! `timerbench counts` with `--branch-sim=yes`) put 154,583 of this
+//! insert.** Callgrind's branch simulator (then on a branch,
+//! `diag/branch-sim-l2`; `timerbench counts` now runs it, and its
+//! `branch_misses` column gives these figures) put 154,583 of this
 //! wheel's 384,852 mispredicted branches on `heavy-tail` in the insert:
 //! 72,021 on the arena's test for room, which reused a freed entry or
 //! pushed a new one as the timers that had just fired decided, and 74,957
@@ -543,6 +542,45 @@
 //! 28,347 the cascades' reads of arena entries (which the sweep
 //! prefetches) and 17,488 the copies of growing vectors, against
 //! `timer-queue`'s 194,784 and the `ticked-hierarchical-wheel`'s 87,491.
+//!
+//! **Three more tries at the two workloads under 1.5x, not kept** (against
+//! `8e56bb0`'s code; `timerbench counts --algorithms sweep-wheel`,
+//! instructions per operation; timed with `timerbench ab` on a host that
+//! was slower than the reference run's and noisy, an A/A check of the same
+//! binary giving intervals as wide as [0.81, 1.56], so the times below
+//! decide nothing):
+//!
+//! * Level-1 slots taken whole into the sorted run, like the higher ones
+//!   (`experiment/level1-run`; on `scaling-1e4` nearly every timer cascades
+//!   once, 258,549 moves for 280,685 inserts, each about 54 instructions).
+//!   Fewer simulated L1 misses (`scaling-1e4` 4.16 -> 3.09 per operation),
+//!   but far more instructions: `scaling-1e4` 269.3 -> 336.7, `uniform`
+//!   281.5 -> 363.5, `scaling-1e3` 303.8 -> 386.1, `heavy-tail` 250.6 ->
+//!   282.4, `periodic` 275.4 -> 333.5 (`burst` 244.5 -> 230.9 the one
+//!   fewer). The radix sort's two passes and the run's own path to its
+//!   next expiration cost more than the moves into the ring they replace.
+//!   Not timed.
+//! * The ring or a higher slot chosen without a branch, every bound
+//!   lowered by a select (`experiment/branchless-insert`, the
+//!   `experiment/select-near` above carried through `note_filed`): an
+//!   insert on `heavy-tail` 87.4 -> 116.2 instructions, on `scaling-1e4`
+//!   85.5 -> 110.6; it saves two registers again. `heavy-tail` 1.115
+//!   [0.961, 1.412] (8 rounds), tied.
+//! * A taken higher slot's handles split into stale and current without a
+//!   branch (`experiment/branchless-stale`): a first pass copies every
+//!   handle into a scratch vector and advances its length only for a
+//!   current one (`Arena::is_current`, a load and a compare), a second
+//!   sweeps the copy. On `scaling-1e4`, where a third of a slot's handles
+//!   are stale at random, the general sweep's staleness branch was 114,094
+//!   of the 605,683 simulated mispredictions (the replay loop's are
+//!   337,727 of them); the two passes took the count to 496,484 but the
+//!   instructions per operation from 269.3 to 289.4 (`uniform` 281.5 ->
+//!   306.1) and the L1 misses from 4.16 to 4.78. `scaling-1e4` 0.969
+//!   [0.780, 1.124], `timeouts` 1.035 [0.993, 1.082] (16 rounds), tied. A
+//!   first version in one pass, the staleness and the deadline read
+//!   together and the target vector chosen by a select, gained nothing:
+//!   LLVM turned the rare path's `current & (...)` back into a branch on
+//!   `current` (mispredictions 605,683 -> 604,750).
 //!
 //! An advance was then cut down the same way, for the small queues
 //! (`kafka-purgatory`, `ratas-connections`: tens of timers pending, an
