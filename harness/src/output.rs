@@ -49,7 +49,7 @@ pub const LATENCY_FILE: &str = "latency.csv";
 pub const CONTRACT_COST_FILE: &str = "contract_cost.csv";
 /// Run metadata (JSON).
 pub const METADATA_FILE: &str = "metadata.json";
-/// `timerbench counts`: instructions and simulated cache misses per operation.
+/// `timerbench counts`: instructions, simulated cache misses and mispredictions per operation.
 pub const COUNTS_FILE: &str = "counts.csv";
 /// `timerbench counts`' metadata (JSON): the tool, the cache geometry, the settings.
 pub const COUNTS_METADATA_FILE: &str = "counts.json";
