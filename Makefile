@@ -41,7 +41,7 @@ ab:
 	git worktree remove --force target/ab/tree
 	$(CARGO) run --release -p harness --bin timerbench -- ab --base-exe target/ab/target/release/timerbench --rounds $(ROUNDS) --scale $(SCALE) $(ARGS)
 
-## counts: instructions, simulated cache misses and simulated branch mispredictions per operation under Valgrind's callgrind, into $(OUT)/counts.csv (installs Debian's valgrind where it is missing and apt-get can; about 23 minutes at the default scale, 2 at SCALE=small).
+## counts: instructions, simulated cache misses and simulated branch mispredictions per operation under Valgrind's callgrind, into $(OUT)/counts.csv (installs Debian's valgrind where it is missing and apt-get can; about 17 to 29 minutes at the default scale on the 2-core VM, 2 to 8 at SCALE=small).
 counts:
 	@command -v valgrind >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1 || \
 		{ apt-get update -qq && apt-get install -y -qq valgrind; } || true
