@@ -82,27 +82,30 @@ const BRANCH_TOLERANCE: f64 = 1e-3;
 /// `total_branch_misses`), as text, and those columns' values by row.
 fn split_branch_columns(csv_bytes: &[u8]) -> (String, Vec<Vec<f64>>) {
     let text = String::from_utf8_lossy(csv_bytes);
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let header: Vec<&str> = text.lines().next().expect("a header").split(',').collect();
     let branch: Vec<usize> = ["branches", "branch_misses", "total_branch_misses"]
         .iter()
         .map(|name| header.iter().position(|h| h == name).expect(name))
         .collect();
     let mut exact = String::new();
     let mut values = Vec::new();
-    for line in std::iter::once(header.join(",").as_str()).chain(lines) {
+    for (number, line) in text.lines().enumerate() {
         let fields: Vec<&str> = line.split(',').collect();
-        let kept: Vec<&str> = (0..fields.len())
-            .filter(|i| !branch.contains(i))
-            .map(|i| fields[i])
-            .collect();
+        let (mut kept, mut dropped) = (Vec::new(), Vec::new());
+        for (i, field) in fields.iter().enumerate() {
+            if branch.contains(&i) {
+                dropped.push(*field);
+            } else {
+                kept.push(*field);
+            }
+        }
         exact.push_str(&kept.join(","));
         exact.push('\n');
-        if line != header.join(",") {
+        if number > 0 {
             values.push(
-                branch
+                dropped
                     .iter()
-                    .map(|&i| fields[i].parse().expect("a number"))
+                    .map(|f| f.parse().expect("a number"))
                     .collect(),
             );
         }
