@@ -584,6 +584,57 @@
 //!   LLVM turned the rare path's `current & (...)` back into a branch on
 //!   `current` (mispredictions 605,683 -> 604,750).
 //!
+//! **Two more, not kept** (against `1de39d8`, whose timed code is
+//! `8e56bb0`'s; `timerbench counts --algorithms sweep-wheel`, instructions
+//! per operation; `timerbench ab` on a host as slow and noisy as above,
+//! where three back-to-back crosschecks of one binary put `scaling-1e4` at
+//! 34.9 to 48.3 ns):
+//!
+//! * **A sliding level 1**, as Kafka's wheels slide: a deadline at least
+//!   1,024 ticks after the clock and within the 63 blocks of 1,024 ticks
+//!   after the clock's block filed in level 1 (its slot the block's low 6
+//!   bits, as on tokio's level 1), wherever the clock stands in tokio's
+//!   65,536-tick windows, so that a timer due in the next window moves down
+//!   once rather than twice (`cascades` in `runs.csv`: `scaling-1e4`
+//!   258,549 -> 171,103, `scaling-1e3` 257,557 -> 169,400, `timeouts`
+//!   33,946 -> 24,287, `heavy-tail` 54,652 -> 46,485). Its price: level 1's
+//!   earliest slot may start before or after the earliest of the aligned
+//!   levels above it, so both are searched and a slot taken fires nothing
+//!   at or after the other's start; an insert compares its deadline with a
+//!   bound kept from the last advance (a select, not a branch, which
+//!   `heavy-tail` leaves to chance: as a branch its mispredictions rose
+//!   1.563 -> 1.799 per operation); and a level-1 filing inside an earlier
+//!   higher slot's span may lower the next expiry, so the far insert's
+//!   early return compares `next_min` too (a proptest found the bound
+//!   wrong without it). Instructions: `scaling-1e4` 269.3 -> 252.6,
+//!   `scaling-1e3` 303.8 -> 287.0, `bimodal` and `periodic` about 2%
+//!   fewer, but up to 7 more per insert (`timeouts` 87.2 -> 94.5), so
+//!   `sparse` 658.4 -> 677.1 and `mass-cancel` 90.3 -> 92.8. Timed (30 rounds): `sparse` 1.052 [1.013,
+//!   1.127] slower, `scaling-1e4` 0.975 [0.947, 1.095], `heavy-tail` 0.995
+//!   and `mass-cancel` 1.006 tied; `scaling-1e3` 0.925 [0.870, 0.949]
+//!   faster (20 rounds). The moves it saves are cheap ones (a sweep's
+//!   independent iterations, prefetched), and not the 6% `scaling-1e4`
+//!   needs.
+//! * **An inbox for far inserts**: a deadline at least 1,024 ticks away
+//!   appended with its handle to a buffer of 64, unfiled (the next start
+//!   and expiry lowered to it when it is the earliest), the buffer filed in
+//!   one pass when full or when an advance reaches its earliest deadline,
+//!   so that the loads of the slots' headers and vector tails, a chain of
+//!   two per insert, overlap across the batch. A sampling profile had
+//!   pointed there (`perf record -e cpu-clock`, the one clock this VM
+//!   exposes, over `timerbench crosscheck --workloads heavy-tail` six
+//!   times; samples of the whole process, so the verification and prefill
+//!   passes too): 12.3% of the samples in `insert_wheel` against 6.0% in
+//!   `take_due` and 1.4% in `sweep`, though the insert executes fewer
+//!   instructions than the two, and 44% of the insert's samples on the
+//!   store of the handle into its slot's vector, just after the loads of
+//!   the slot's header (a sampled address is the stalled instruction's or
+//!   its successor's). Batched, an insert cost 38 to 53 instructions more
+//!   (`heavy-tail` 87.4 -> 125.6 per insert, 250.6 -> 291.4 per operation;
+//!   the same simulated misses, moved), and the time rose: `scaling-1e4`
+//!   1.138 [1.083, 1.310] and `mass-cancel` 1.143 [1.094, 1.317] slower,
+//!   `heavy-tail` 1.118 and `uniform` 1.231 tied (12 rounds).
+//!
 //! An advance was then cut down the same way, for the small queues
 //! (`kafka-purgatory`, `ratas-connections`: tens of timers pending, an
 //! advance at almost every tick) where a sorted list had beaten the wheel: there
