@@ -551,8 +551,10 @@
 //! decide nothing):
 //!
 //! * Level-1 slots taken whole into the sorted run, like the higher ones
-//!   (`experiment/level1-run`; on `scaling-1e4` nearly every timer cascades
-//!   once, 258,549 moves for 280,685 inserts, each about 54 instructions).
+//!   (`experiment/level1-run`; on `scaling-1e4` nearly every timer cascades,
+//!   258,549 moves for 280,685 inserts, each about 54 instructions, 87,458
+//!   of them from level 2 to level 1 by timers due in the next 65,536-tick
+//!   window, which move twice).
 //!   Fewer simulated L1 misses (`scaling-1e4` 4.16 -> 3.09 per operation),
 //!   but far more instructions: `scaling-1e4` 269.3 -> 336.7, `uniform`
 //!   281.5 -> 363.5, `scaling-1e3` 303.8 -> 386.1, `heavy-tail` 250.6 ->

@@ -53,9 +53,11 @@
 //!   tables), so a mispredict counted here may be predicted there; a branch
 //!   whose outcome is random (a deadline near or far, a handle stale or
 //!   current) is mispredicted by both about as often. They are counted
-//!   because on these workloads they cost about as much time as the cache
-//!   misses: at some 15 cycles each, the 1.6 per operation of `sweep-wheel`
-//!   on `heavy-tail` are a fifth of its time. They are the one figure that
+//!   because a misprediction costs some 15 cycles, the order of an L2 hit:
+//!   were a real core to miss as often as the model, the 1.6 per operation
+//!   of `sweep-wheel` on `heavy-tail` would be about a third of its 27 ns
+//!   (at 2.6 GHz), so the model's figure is an upper bound on that share,
+//!   not a measure of it. They are the one figure that
 //!   is not byte-identical from run to run: the predictor's counters carry
 //!   into the counted region what the branches of the process's start-up
 //!   left in them, and those depend on the executable's path and the
