@@ -27,6 +27,7 @@ pub mod lead;
 pub mod memory;
 pub mod metadata;
 pub mod output;
+pub mod paired;
 pub mod passes;
 pub mod plain;
 pub mod plan;

@@ -128,6 +128,23 @@ enum Command {
         #[arg(long)]
         row: String,
     },
+    /// Two rows of one recorded run, paired by repetition: per workload both
+    /// ran, each row's median, the median of NEW's whole pass over BASE's in
+    /// the same repetition with its interval, and a verdict: faster or slower
+    /// only when the whole interval lies on one side of 1, else tied. For
+    /// judging a change on a host whose speed drifts (register the changed
+    /// design as a second row; see the README's "Did my change help?").
+    /// Measures nothing; reads RESULTS
+    Paired {
+        /// A results directory written by `timerbench run`.
+        results: PathBuf,
+        /// The row to judge against.
+        #[arg(long)]
+        base: String,
+        /// The row to judge.
+        #[arg(long)]
+        new: String,
+    },
     /// Count instructions, simulated cache misses and simulated branch
     /// mispredictions per operation under Valgrind's callgrind, and write
     /// counts.csv and counts.json. Exact and repeatable: the same binary and
@@ -430,6 +447,7 @@ fn main() -> ExitCode {
             },
         ),
         Command::Lead { results, row } => lead(&results, &row),
+        Command::Paired { results, base, new } => paired(&results, &base, &new),
         Command::Counts(args) => counts(args),
         Command::CountCell(args) => count_cell(args),
     };
@@ -900,6 +918,51 @@ fn lead(results: &std::path::Path, row: &str) -> Result<(), Failure> {
             lead.rival_name,
             lead.rival_ns,
             lead.ratio
+        );
+    }
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(())
+}
+
+/// `timerbench paired`: two rows of one run, paired by repetition.
+fn paired(results: &std::path::Path, base: &str, new: &str) -> Result<(), Failure> {
+    use std::fmt::Write as _;
+    use std::io::Write as _;
+    let cells = harness::paired::paired(results, base, new).map_err(Failure::Input)?;
+    // Written whole and then printed once, as `lead` does.
+    let mut text = format!(
+        "{new} against {base} in {}, paired by repetition: ns per operation, median over the repetitions; ratio: median of the paired ratios, {new}'s over {base}'s\n",
+        results.display()
+    );
+    let _ = writeln!(
+        text,
+        "{:<18} {:>5} {:>9} {:>9} {:>7}  {:<17} verdict",
+        "workload", "pairs", "base", "new", "ratio", "interval"
+    );
+    let mut coverage: Option<f64> = None;
+    for cell in &cells {
+        let Some(judged) = cell.judge() else {
+            continue;
+        };
+        coverage = Some(coverage.map_or(judged.ratio.ci_level, |c| c.min(judged.ratio.ci_level)));
+        let _ = writeln!(
+            text,
+            "{:<18} {:>5} {:>9.1} {:>9.1} {:>7.3}  [{:.3}, {:.3}]    {}",
+            cell.workload,
+            cell.base.len(),
+            judged.base_median,
+            judged.new_median,
+            judged.ratio.median,
+            judged.ratio.ci_low,
+            judged.ratio.ci_high,
+            judged.verdict.word()
+        );
+    }
+    if let Some(coverage) = coverage {
+        let _ = writeln!(
+            text,
+            "(interval of the median ratio at {:.1}% coverage or more)",
+            coverage * 100.0
         );
     }
     let _ = std::io::stdout().lock().write_all(text.as_bytes());

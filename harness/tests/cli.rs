@@ -748,6 +748,47 @@ fn lead_reads_the_reference_run_and_names_each_rival() {
     assert_input_error(&out, &["no-such-row", "it ran: ", "sweep-wheel"]);
 }
 
+/// `timerbench paired` reads the committed reference run and pairs two of its
+/// rows by repetition, one line per built-in workload; a row the run lacks is
+/// an input error that lists the rows it ran.
+#[test]
+fn paired_reads_the_reference_run_and_pairs_two_rows() {
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
+    let results = results.to_str().unwrap();
+    let out = timerbench(&[
+        "paired",
+        results,
+        "--base",
+        "timer-queue-native",
+        "--new",
+        "sweep-wheel",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let verdicts = stdout
+        .lines()
+        .filter(|line| {
+            [" faster", " slower", " tied"]
+                .iter()
+                .any(|v| line.ends_with(v))
+        })
+        .count();
+    let builtins = workloads::builtins(workloads::Scale::Default).len();
+    assert_eq!(
+        verdicts, builtins,
+        "one line per built-in workload: {stdout}"
+    );
+    let out = timerbench(&[
+        "paired",
+        results,
+        "--base",
+        "sweep-wheel",
+        "--new",
+        "no-such-row",
+    ]);
+    assert_input_error(&out, &["--new \"no-such-row\"", "it ran: ", "sweep-wheel"]);
+}
+
 /// Every entry of `dir`, hidden ones too, with its bytes (a directory's are
 /// empty), by name.
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {

@@ -1,0 +1,225 @@
+//! Two rows of one recorded run, paired by repetition: `timerbench paired
+//! RESULTS --base A --new B`.
+//!
+//! `timerbench lead` and `timerbench compare` bootstrap a ratio of medians
+//! over each cell's repetitions as independent draws. On a host whose speed
+//! drifts while a run goes on (a shared VM whose neighbours come and go),
+//! that drift is in every cell's spread, and the intervals widen with it.
+//! But `timerbench run` measures every repetition as one round of all its
+//! cells in a seeded order, so in a run of two rows the two passes of a
+//! repetition on a workload are measured close together, and the drift that
+//! slows one slows the other about as much. Their ratio cancels most of it.
+//!
+//! For every workload both rows ran, this pairs the two rows' whole passes
+//! by repetition and reports each row's median, the median of the paired
+//! ratios (NEW's over BASE's) with its distribution-free interval
+//! ([`stats::summarise`], as `timerbench ab` does for its rounds), and
+//! `ab`'s verdict: **faster** or **slower** only when the whole interval lies
+//! on one side of 1, else **tied**. It reads `metadata.json` and the
+//! whole-pass rows of `repetitions.csv` and measures nothing.
+//!
+//! What it is for: judging a change to a design on a noisy host, where `ab`
+//! (two builds, in separate processes, seconds apart) cannot. Register the
+//! changed design as a second row beside the unchanged one, run both in one
+//! `timerbench run` with many repetitions, and pair them. Mind what a second
+//! row also changes: its code is compiled and placed apart from the first's,
+//! so an unchanged copy can differ from the original by a percent or two
+//! (the README's "Did my change help?" gives an A/A check of that, and why to
+//! swap which row carries the change).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use serde::Deserialize;
+
+use crate::ab::Cell;
+use crate::compare::{check_one_run, read_metadata, read_rows};
+use crate::output::REPETITIONS_FILE;
+
+/// The columns of a `repetitions.csv` row that this reads.
+#[derive(Debug, Deserialize)]
+struct RepetitionRow {
+    schema_version: u32,
+    algorithm: String,
+    workload: String,
+    repetition: u32,
+    pass: String,
+    operation: String,
+    count: u64,
+    total_ns: u64,
+}
+
+/// The metadata fields this reads.
+#[derive(Debug, Deserialize)]
+struct RunFacts {
+    algorithms: Vec<Named>,
+    /// The run's workloads, in its order.
+    workloads: Vec<String>,
+}
+
+/// An algorithm of the run, by name.
+#[derive(Debug, Deserialize)]
+struct Named {
+    name: String,
+}
+
+/// Per workload of the run recorded in `dir` (in the run's order) that both
+/// `base` and `new` ran, a [`Cell`] of their whole passes paired by
+/// repetition: `base[i]` and `new[i]` are the two rows' ns per operation in
+/// the same repetition. A repetition that one row lacks is left out.
+///
+/// # Errors
+///
+/// When `dir` is not one run's results, when `base` or `new` is not one of
+/// its algorithms (the message lists those it ran), when the two are the
+/// same row, or when no workload has a repetition of both.
+pub fn paired(dir: &Path, base: &str, new: &str) -> Result<Vec<Cell>> {
+    check_one_run(dir)?;
+    let facts: RunFacts = read_metadata(dir, "algorithm list and workload list")?;
+    if base == new {
+        bail!("--base and --new are both {base:?}: name two different rows of the run");
+    }
+    for (flag, row) in [("--base", base), ("--new", new)] {
+        if !facts.algorithms.iter().any(|a| a.name == row) {
+            let names: Vec<&str> = facts.algorithms.iter().map(|a| a.name.as_str()).collect();
+            bail!(
+                "{flag} {row:?}: {} did not run an algorithm by that name; it ran: {}",
+                dir.display(),
+                names.join(", ")
+            );
+        }
+    }
+    // (workload, repetition) -> (base's ns per operation, new's).
+    let mut passes: BTreeMap<(String, u32), (Option<f64>, Option<f64>)> = BTreeMap::new();
+    read_rows(
+        &dir.join(REPETITIONS_FILE),
+        "repetition",
+        |row: &RepetitionRow| row.schema_version,
+        |row| {
+            let is_base = row.algorithm == base;
+            if row.pass != "whole"
+                || row.operation != "all"
+                || row.count == 0
+                || !(is_base || row.algorithm == new)
+            {
+                return;
+            }
+            let ns = row.total_ns as f64 / row.count as f64;
+            let entry = passes.entry((row.workload, row.repetition)).or_default();
+            if is_base {
+                entry.0 = Some(ns);
+            } else {
+                entry.1 = Some(ns);
+            }
+        },
+    )?;
+    let mut cells = Vec::new();
+    for workload in &facts.workloads {
+        let mut cell = Cell {
+            workload: workload.clone(),
+            algorithm: new.to_owned(),
+            base: Vec::new(),
+            new: Vec::new(),
+        };
+        let repetitions = passes.range((workload.clone(), 0)..=(workload.clone(), u32::MAX));
+        for (_, &(base_ns, new_ns)) in repetitions {
+            if let (Some(base_ns), Some(new_ns)) = (base_ns, new_ns) {
+                cell.base.push(base_ns);
+                cell.new.push(new_ns);
+            }
+        }
+        if !cell.base.is_empty() {
+            cells.push(cell);
+        }
+    }
+    if cells.is_empty() {
+        bail!(
+            "{} has no workload with a whole pass of both {base} and {new} in the same repetition",
+            dir.display()
+        );
+    }
+    Ok(cells)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ab::Verdict;
+    use crate::output::{METADATA_FILE, SCHEMA_VERSION};
+    use std::fs;
+
+    /// A results directory of three rows on two workloads, 9 repetitions
+    /// each. On `w`, `base` and `new` both drift with the repetition (as a
+    /// host's speed does), `new` always 10% faster than `base` in the same
+    /// repetition. On `v`, `base` and a third row, `other`, ran.
+    fn tiny_run(dir: &Path) {
+        fs::create_dir_all(dir).unwrap();
+        let metadata = serde_json::json!({
+            "workloads": ["w", "v"],
+            "algorithms": [{"name": "base"}, {"name": "new"}, {"name": "other"}],
+        });
+        fs::write(dir.join(METADATA_FILE), metadata.to_string()).unwrap();
+        let mut csv = String::from(
+            "schema_version,algorithm,workload,scale,driver,repetition,position,pass,operation,count,total_ns,batches\n",
+        );
+        for repetition in 0..9u64 {
+            // The host's speed this repetition: 1x to 3x.
+            let drift = 100 + 25 * repetition;
+            for (name, workload, ns) in [
+                ("base", "w", 10 * drift),
+                ("new", "w", 9 * drift),
+                ("other", "v", 30 * drift),
+                ("base", "v", 10 * drift),
+            ] {
+                csv += &format!(
+                    "{SCHEMA_VERSION},{name},{workload},small,event,{repetition},0,whole,all,100,{ns},0\n"
+                );
+                csv += &format!(
+                    "{SCHEMA_VERSION},{name},{workload},small,event,{repetition},1,batched,insert,100,1,0\n"
+                );
+            }
+        }
+        fs::write(dir.join(REPETITIONS_FILE), csv).unwrap();
+    }
+
+    #[test]
+    fn passes_pair_by_repetition_and_the_drift_cancels() {
+        let dir = std::env::temp_dir().join(format!("timerbench-paired-{}", std::process::id()));
+        tiny_run(&dir);
+        let cells = paired(&dir, "base", "new").unwrap();
+        // `new` did not run `v`, so only `w` is paired.
+        assert_eq!(cells.len(), 1);
+        assert_eq!(cells[0].workload, "w");
+        assert_eq!(cells[0].base.len(), 9);
+        let judged = cells[0].judge().unwrap();
+        // Each cell's own spread is threefold, but every paired ratio is 0.9.
+        assert!((judged.ratio.median - 0.9).abs() < 1e-12);
+        assert!((judged.ratio.ci_low - 0.9).abs() < 1e-12);
+        assert!((judged.ratio.ci_high - 0.9).abs() < 1e-12);
+        assert_eq!(judged.verdict, Verdict::Faster);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_row_the_run_lacks_is_named_with_those_it_ran() {
+        let dir =
+            std::env::temp_dir().join(format!("timerbench-paired-bad-{}", std::process::id()));
+        tiny_run(&dir);
+        let unknown = paired(&dir, "base", "nobody").unwrap_err().to_string();
+        assert!(
+            unknown.contains("--new \"nobody\"") && unknown.contains("base, new, other"),
+            "{unknown}"
+        );
+        let same = paired(&dir, "base", "base").unwrap_err().to_string();
+        assert!(same.contains("two different rows"), "{same}");
+        // `other` ran only `v`, and `new` only `w`: nothing to pair.
+        let apart = paired(&dir, "other", "new").unwrap_err().to_string();
+        assert!(
+            apart.contains("no workload with a whole pass of both"),
+            "{apart}"
+        );
+        assert_eq!(paired(&dir, "base", "other").unwrap()[0].workload, "v");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
