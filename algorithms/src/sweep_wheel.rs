@@ -637,6 +637,65 @@
 //!   1.138 [1.083, 1.310] and `mass-cancel` 1.143 [1.094, 1.317] slower,
 //!   `heavy-tail` 1.118 and `uniform` 1.231 tied (12 rounds).
 //!
+//! **Three more, judged in one process** (against `9fd8192`, whose timed
+//! code is `8e56bb0`'s). The host was as noisy as above (an A/A `timerbench
+//! ab` of one build, 8 rounds, gave `scaling-1e4` [0.709, 1.347]), so each
+//! change was compiled as a second row beside this one (a copy of this file
+//! under another name), both rows run in one `timerbench run --repeat 150`,
+//! and the two paired by repetition with `timerbench paired` (README, "Did
+//! my change help?"; ratios are the changed row's time over this one's,
+//! with the order-statistic interval of their median). An unchanged copy
+//! measured so came out at 0.990 [0.982, 0.999] (`scaling-1e4`), 0.993
+//! (`heavy-tail`) and 1.012 [1.003, 1.020] (`kernel-timeouts`) of the
+//! original: where code lies moves it by about a percent, so a change is
+//! judged only beyond that, and in both orientations.
+//!
+//! * **The ring's own insert path**: a deadline within 1,024 ticks files
+//!   into its ring slot and sets the two wheel-wide bounds directly,
+//!   rather than through `note_filed`, whose slot-minimum lookup and floor
+//!   mask the ring does not need. Seven instructions fewer per ring insert
+//!   (`timerbench counts --algorithms sweep-wheel`, per operation:
+//!   `kernel-timeouts` 76.7 -> 74.3, `bimodal` 124.5 -> 120.3, `periodic`
+//!   275.4 -> 271.1, `heavy-tail` 250.6 -> 248.4; none up). With the copy
+//!   carrying it: `bimodal` 1.014 [0.999, 1.033], `periodic` 1.010 [1.007,
+//!   1.015], `heavy-tail` 1.014, `kernel-timeouts` 1.003, `scaling-1e4` 1.015
+//!   [1.012, 1.018] (whose instructions did not move); with this file
+//!   carrying it and the copy unchanged, the change's ratios were 0.970,
+//!   0.952, 0.971, 0.986 and 0.983. The geometric mean of the two
+//!   orientations, 0.992, 0.981, 0.992, 0.994 and 0.999, is within what
+//!   layout moves. Not kept: at most 2%, where the workload at the line
+//!   (`kernel-timeouts`) moved 0.5%.
+//! * **Level 1 of 256 slots** (the levels above it tokio's 64): a deadline
+//!   up to 2^18 ticks away goes to level 1, so that on `scaling-1e4`
+//!   (delays up to 60,000 ticks) a timer crosses level 1's span, and moves
+//!   twice, a quarter as often (`cascades` in `runs.csv`: 258,549 ->
+//!   190,565). Instructions per operation: `scaling-1e4`
+//!   269.3 -> 254.9, `scaling-1e3` 303.8 -> 288.3, `heavy-tail` 250.6 ->
+//!   245.7, `sparse` 658.4 -> 641.4 but with its simulated L1 misses 3.20
+//!   -> 5.97; 2 to 5 more per insert. Time (the copy carrying it):
+//!   `scaling-1e4` 1.003 [0.993, 1.013], tied; `scaling-1e3` 0.958 [0.952,
+//!   0.962] faster; `sparse` 1.188 [1.162, 1.201], `uniform` 1.026 and
+//!   `heavy-tail` 1.012 slower. As with the sliding level 1 above, the
+//!   moves it saves are cheap ones.
+//! * **The staleness of a higher slot's handles without a branch.**
+//!   Callgrind put 112,881 of `scaling-1e4`'s 605,420 simulated
+//!   mispredictions on the sweep's generation compare (a third of the
+//!   handles there are stale, at random). Written with
+//!   `std::hint::select_unpredictable`, the compare choosing where the
+//!   handle goes (a stale one onto a trash vector cleared after the sweep,
+//!   setting no bit and lowering no bound), LLVM made the selects a branch
+//!   on the generation again, and the mispredictions did not fall (606,889
+//!   with a stale handle given the last timer's deadline, a select carried
+//!   round the loop; 615,185 with a constant). With the mask hidden from the optimiser
+//!   (`std::hint::black_box`) the sweep stayed branch-free and the
+//!   mispredictions fell to 532,640, but the instructions rose, since a
+//!   stale handle now costs a filing: `scaling-1e4` 269.3 -> 305.9,
+//!   `timeouts` 96.9 -> 132.3 (95% of its handles stale). Time (the copy
+//!   carrying it): `scaling-1e4` 1.050 [1.041, 1.068], `timeouts` 1.336,
+//!   `mass-cancel` 1.119, `uniform` 1.060, `heavy-tail` 1.018 and `sparse`
+//!   1.008 slower. A mispredicted stale check costs less than the work that
+//!   avoids it.
+//!
 //! An advance was then cut down the same way, for the small queues
 //! (`kafka-purgatory`, `ratas-connections`: tens of timers pending, an
 //! advance at almost every tick) where a sorted list had beaten the wheel: there
