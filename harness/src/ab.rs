@@ -179,6 +179,50 @@ impl Cell {
     }
 }
 
+/// The table `ab` prints, and `paired` too: a header, a line per cell that
+/// can be judged (workload, algorithm, both medians, the median ratio, its
+/// interval and the verdict), and a last line counting the verdicts with the
+/// coverage of the intervals (the smallest, when cells have different
+/// numbers of pairs). `new_label` heads the judged side's column.
+pub fn verdict_table(cells: &[Cell], new_label: &str) -> String {
+    use std::fmt::Write as _;
+    let mut text = format!(
+        "{:<18} {:<26} {:>9} {:>9} {:>7}  {:<17} verdict\n",
+        "workload", "algorithm", "base", new_label, "ratio", "interval"
+    );
+    let mut verdicts = Vec::new();
+    let mut coverage = f64::INFINITY;
+    for cell in cells {
+        let Some(judged) = cell.judge() else {
+            continue;
+        };
+        verdicts.push(judged.verdict);
+        coverage = coverage.min(judged.ratio.ci_level);
+        let _ = writeln!(
+            text,
+            "{:<18} {:<26} {:>9.1} {:>9.1} {:>7.3}  [{:.3}, {:.3}]    {}",
+            cell.workload,
+            cell.algorithm,
+            judged.base_median,
+            judged.new_median,
+            judged.ratio.median,
+            judged.ratio.ci_low,
+            judged.ratio.ci_high,
+            judged.verdict.word()
+        );
+    }
+    let count = |verdict| verdicts.iter().filter(|&&v| v == verdict).count();
+    let _ = writeln!(
+        text,
+        "{} faster, {} slower, {} tied (interval of the median ratio at {:.1}% coverage)",
+        count(Verdict::Faster),
+        count(Verdict::Slower),
+        count(Verdict::Tied),
+        100.0 * if verdicts.is_empty() { 0.0 } else { coverage }
+    );
+    text
+}
+
 /// Pairs each round's two tables into cells, in the first round's order.
 /// Every round must hold the same cells on both sides: a cell that one side
 /// or one round lacks is an error, since its rounds could not be paired.
@@ -303,6 +347,15 @@ mod tests {
         assert!(uniform.ratio.median < 0.92 && uniform.ratio.median > 0.89);
         // Ratios from 1.0 down to 0.975: the interval holds 1.
         assert_eq!(cells[1].judge().unwrap().verdict, Verdict::Tied);
+        let table = verdict_table(&cells, "this");
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4, "{table}");
+        assert!(lines[0].contains("this") && lines[1].starts_with("uniform"));
+        assert!(lines[1].ends_with("faster") && lines[2].ends_with("tied"));
+        assert_eq!(
+            lines[3],
+            "1 faster, 0 slower, 1 tied (interval of the median ratio at 96.9% coverage)"
+        );
     }
 
     #[test]

@@ -926,45 +926,15 @@ fn lead(results: &std::path::Path, row: &str) -> Result<(), Failure> {
 
 /// `timerbench paired`: two rows of one run, paired by repetition.
 fn paired(results: &std::path::Path, base: &str, new: &str) -> Result<(), Failure> {
-    use std::fmt::Write as _;
     use std::io::Write as _;
     let cells = harness::paired::paired(results, base, new).map_err(Failure::Input)?;
     // Written whole and then printed once, as `lead` does.
-    let mut text = format!(
-        "{new} against {base} in {}, paired by repetition: ns per operation, median over the repetitions; ratio: median of the paired ratios, {new}'s over {base}'s\n",
-        results.display()
+    let text = format!(
+        "{new} against {base} in {}, paired by repetition: ns per operation, median over the \
+         repetitions; ratio: median of the paired ratios, {new}'s over {base}'s\n{}",
+        results.display(),
+        harness::ab::verdict_table(&cells, "new")
     );
-    let _ = writeln!(
-        text,
-        "{:<18} {:>5} {:>9} {:>9} {:>7}  {:<17} verdict",
-        "workload", "pairs", "base", "new", "ratio", "interval"
-    );
-    let mut coverage: Option<f64> = None;
-    for cell in &cells {
-        let Some(judged) = cell.judge() else {
-            continue;
-        };
-        coverage = Some(coverage.map_or(judged.ratio.ci_level, |c| c.min(judged.ratio.ci_level)));
-        let _ = writeln!(
-            text,
-            "{:<18} {:>5} {:>9.1} {:>9.1} {:>7.3}  [{:.3}, {:.3}]    {}",
-            cell.workload,
-            cell.base.len(),
-            judged.base_median,
-            judged.new_median,
-            judged.ratio.median,
-            judged.ratio.ci_low,
-            judged.ratio.ci_high,
-            judged.verdict.word()
-        );
-    }
-    if let Some(coverage) = coverage {
-        let _ = writeln!(
-            text,
-            "(interval of the median ratio at {:.1}% coverage or more)",
-            coverage * 100.0
-        );
-    }
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(())
 }
@@ -1105,40 +1075,7 @@ fn ab(args: AbArgs) -> Result<(), Failure> {
         args.base_exe.display(),
         args.rounds
     );
-    println!(
-        "{:<18} {:<26} {:>9} {:>9} {:>7}  {:<17} verdict",
-        "workload", "algorithm", "base", "this", "ratio", "interval"
-    );
-    let mut verdicts = Vec::new();
-    for cell in &cells {
-        let Some(judged) = cell.judge() else {
-            continue;
-        };
-        verdicts.push(judged.verdict);
-        println!(
-            "{:<18} {:<26} {:>9.1} {:>9.1} {:>7.3}  [{:.3}, {:.3}]    {}",
-            cell.workload,
-            cell.algorithm,
-            judged.base_median,
-            judged.new_median,
-            judged.ratio.median,
-            judged.ratio.ci_low,
-            judged.ratio.ci_high,
-            judged.verdict.word()
-        );
-    }
-    let level = cells
-        .first()
-        .and_then(harness::ab::Cell::judge)
-        .map_or(0.0, |judged| judged.ratio.ci_level);
-    let count = |verdict| verdicts.iter().filter(|&&v| v == verdict).count();
-    println!(
-        "{} faster, {} slower, {} tied (interval of the median ratio at {:.1}% coverage)",
-        count(harness::ab::Verdict::Faster),
-        count(harness::ab::Verdict::Slower),
-        count(harness::ab::Verdict::Tied),
-        100.0 * level
-    );
+    print!("{}", harness::ab::verdict_table(&cells, "this"));
     Ok(())
 }
 
