@@ -5,10 +5,11 @@
 //! over each cell's repetitions as independent draws. On a host whose speed
 //! drifts while a run goes on (a shared VM whose neighbours come and go),
 //! that drift is in every cell's spread, and the intervals widen with it.
-//! But `timerbench run` measures every repetition as one round of all its
-//! cells in a seeded order, so in a run of two rows the two passes of a
-//! repetition on a workload are measured close together, and the drift that
-//! slows one slows the other about as much. Their ratio cancels most of it.
+//! But `timerbench run` plays a workload's repetitions as rounds, each round
+//! every row's passes once in a seeded order, so the two rows' passes of a
+//! repetition on a workload are measured a few passes apart, and the drift
+//! that slows one slows the other about as much. Their ratio cancels most
+//! of it.
 //!
 //! For every workload both rows ran, this pairs the two rows' whole passes
 //! by repetition and reports each row's median, the median of the paired
