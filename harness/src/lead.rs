@@ -105,6 +105,7 @@ struct RepetitionRow {
     schema_version: u32,
     algorithm: String,
     workload: String,
+    repetition: u32,
     pass: String,
     operation: String,
     count: u64,
@@ -183,20 +184,29 @@ pub(crate) type Times = BTreeMap<(String, String), Vec<f64>>;
 /// Every whole-pass repetition of `dir`'s `repetitions.csv`.
 pub(crate) fn whole_pass_times(dir: &Path) -> Result<Times> {
     let mut times = Times::new();
+    for_each_whole_pass(dir, |algorithm, workload, _, ns| {
+        times.entry((algorithm, workload)).or_default().push(ns);
+    })?;
+    Ok(times)
+}
+
+/// Calls `keep(algorithm, workload, repetition, ns per operation)` for every
+/// whole pass recorded in `dir`'s `repetitions.csv`, in file order.
+pub(crate) fn for_each_whole_pass(
+    dir: &Path,
+    mut keep: impl FnMut(String, String, u32, f64),
+) -> Result<()> {
     read_rows(
         &dir.join(REPETITIONS_FILE),
         "repetition",
         |row: &RepetitionRow| row.schema_version,
         |row| {
             if row.pass == "whole" && row.operation == "all" && row.count > 0 {
-                times
-                    .entry((row.algorithm, row.workload))
-                    .or_default()
-                    .push(row.total_ns as f64 / row.count as f64);
+                let ns = row.total_ns as f64 / row.count as f64;
+                keep(row.algorithm, row.workload, row.repetition, ns);
             }
         },
-    )?;
-    Ok(times)
+    )
 }
 
 #[cfg(test)]

@@ -35,21 +35,8 @@ use anyhow::{Result, bail};
 use serde::Deserialize;
 
 use crate::ab::Cell;
-use crate::compare::{check_one_run, read_metadata, read_rows};
-use crate::output::REPETITIONS_FILE;
-
-/// The columns of a `repetitions.csv` row that this reads.
-#[derive(Debug, Deserialize)]
-struct RepetitionRow {
-    schema_version: u32,
-    algorithm: String,
-    workload: String,
-    repetition: u32,
-    pass: String,
-    operation: String,
-    count: u64,
-    total_ns: u64,
-}
+use crate::compare::{check_one_run, read_metadata};
+use crate::lead::for_each_whole_pass;
 
 /// The metadata fields this reads.
 #[derive(Debug, Deserialize)]
@@ -93,28 +80,18 @@ pub fn paired(dir: &Path, base: &str, new: &str) -> Result<Vec<Cell>> {
     }
     // (workload, repetition) -> (base's ns per operation, new's).
     let mut passes: BTreeMap<(String, u32), (Option<f64>, Option<f64>)> = BTreeMap::new();
-    read_rows(
-        &dir.join(REPETITIONS_FILE),
-        "repetition",
-        |row: &RepetitionRow| row.schema_version,
-        |row| {
-            let is_base = row.algorithm == base;
-            if row.pass != "whole"
-                || row.operation != "all"
-                || row.count == 0
-                || !(is_base || row.algorithm == new)
-            {
-                return;
-            }
-            let ns = row.total_ns as f64 / row.count as f64;
-            let entry = passes.entry((row.workload, row.repetition)).or_default();
-            if is_base {
-                entry.0 = Some(ns);
-            } else {
-                entry.1 = Some(ns);
-            }
-        },
-    )?;
+    for_each_whole_pass(dir, |algorithm, workload, repetition, ns| {
+        let is_base = algorithm == base;
+        if !is_base && algorithm != new {
+            return;
+        }
+        let entry = passes.entry((workload, repetition)).or_default();
+        if is_base {
+            entry.0 = Some(ns);
+        } else {
+            entry.1 = Some(ns);
+        }
+    })?;
     let mut cells = Vec::new();
     for workload in &facts.workloads {
         let mut cell = Cell {
@@ -147,7 +124,7 @@ pub fn paired(dir: &Path, base: &str, new: &str) -> Result<Vec<Cell>> {
 mod tests {
     use super::*;
     use crate::ab::Verdict;
-    use crate::output::{METADATA_FILE, SCHEMA_VERSION};
+    use crate::output::{METADATA_FILE, REPETITIONS_FILE, SCHEMA_VERSION};
     use std::fs;
 
     /// A results directory of three rows on two workloads, 9 repetitions
