@@ -666,7 +666,27 @@
 //!   about 1% (2% on `periodic`), as the counts do, and no more than layout
 //!   moves a single build. Not kept: `kernel-timeouts`, the workload at the
 //!   line, moved about 0.5%, and a change to timed code needs a new
-//!   reference run.
+//!   reference run. It waits for the next one as
+//!   `algorithms/experiments/sweep-wheel-ring-insert.patch`. Measured again
+//!   with `make paired` (150 repetitions), it showed why both orientations
+//!   are run: with the copy carrying it, `periodic` 0.808 [0.788, 0.818],
+//!   `heavy-tail` 0.904, `scaling-1e4` 0.932 and `kernel-timeouts` 0.956
+//!   the time of the original; with the original carrying it, 0.993, 1.004,
+//!   1.034 [1.029, 1.045] and 0.997. Five more processes of the first build
+//!   over the next quarter of an hour put its unchanged row 13% to 22%
+//!   behind the changed copy on `periodic` (an A/A build, run between them:
+//!   within 4%), and twenty minutes later the same two binaries agreed
+//!   within 3% in both orientations (`periodic` 0.987 and 0.982 with the
+//!   copy carrying it, 1.010 and 0.991 with the original): for a while
+//!   something on the host slowed one row of one binary, the same code
+//!   that another binary ran at full speed. Two builds made meanwhile with
+//!   every function and branch target aligned (`RUSTFLAGS='-C
+//!   llvm-args=-align-all-functions=6 -C
+//!   llvm-args=-align-all-nofallthru-blocks=5' make paired ...`; an A/A
+//!   build so within 1% on five workloads) gave `periodic` 0.992 and 0.974,
+//!   `kernel-timeouts` 1.000 and 0.971, `bimodal` 1.007 and 0.989,
+//!   `heavy-tail` 1.002 and 0.992, `scaling-1e4` 1.000 and 1.001: about 1%
+//!   to 2% on `periodic` and `kernel-timeouts`, as before.
 //! * **Level 1 of 256 slots** (the levels above it tokio's 64): a deadline
 //!   up to 2^18 ticks away goes to level 1, so that on `scaling-1e4`
 //!   (delays up to 60,000 ticks) a timer crosses level 1's span, and moves
@@ -697,6 +717,38 @@
 //!   `mass-cancel` 1.119, `uniform` 1.060, `heavy-tail` 1.018 and `sparse`
 //!   1.008 slower. A mispredicted stale check costs less than the work that
 //!   avoids it.
+//!
+//! **Slots as chains of chunks, not kept** (against `29f9514`, whose timed
+//! code is `8e56bb0`'s; `make paired
+//! PATCH=algorithms/experiments/sweep-wheel-chunks.patch`, which builds the
+//! change on a copy and then on the original, runs each build's two rows
+//! together and pairs them). A sampling profile of `heavy-tail` (`perf
+//! record -e cpu-clock` over `timerbench crosscheck --algorithms
+//! sweep-wheel --workloads heavy-tail --repeat 10`, the whole process) put
+//! 18.6% of the samples in `insert_wheel` against 9.6% in `take_due` and
+//! 3.1% in `sweep`, and half of the insert's on two instructions: the load
+//! of the slot's vector header (14.6%) and the store of the handle into the
+//! vector's buffer (36.9%), whose address waits on that load (`scaling-1e4`:
+//! 11.1% and 31.8%). So a slot became a chain of 64-byte chunks of eight
+//! handles from one pool, its head (the newest chunk and the slot's count)
+//! 8 bytes in one table of 13 KiB where the vectors' headers take 39 KiB,
+//! and a taken slot's chunks went back to the pool for the next insert,
+//! still in cache. The simulated L1 misses per insert fell as aimed
+//! (`timerbench counts`: `heavy-tail` 1.34 -> 0.51, `uniform` 0.50 -> 0.09,
+//! `scaling-1e4` 0.44 -> 0.22), but an insert into an empty slot or a full
+//! chunk takes the pool's path, and a sweep copies each chunk out:
+//! instructions per operation `heavy-tail` 250.6 -> 289.5, `uniform` 281.5
+//! -> 297.7, `scaling-1e4` 269.3 -> 308.4, mispredictions 1.57 -> 1.82, 0.77
+//! -> 1.21 and 1.57 -> 1.90. Time (100 repetitions; the copy carrying the
+//! change, then the original): `uniform` 1.415 and 1.293, `timeouts` 1.430
+//! and 1.380, `heavy-tail` 1.143 and 1.133, `kernel-timeouts` 1.080 and
+//! 1.076, `scaling-1e4` 1.217 and 1.212, every interval above 1. The time
+//! followed the instructions and the mispredictions (`heavy-tail`: 15% more
+//! of each, 14% slower), not the misses, as in every try above at the
+//! insert's and the sweep's misses. Our reading: this CPU overlaps a load
+//! that misses L1 and hits L2 with the work around it, and a sampling
+//! profile charges the wait to the instruction that waits without that wait
+//! being what the time is made of.
 //!
 //! An advance was then cut down the same way, for the small queues
 //! (`kafka-purgatory`, `ratas-connections`: tens of timers pending, an
