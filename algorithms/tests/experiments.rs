@@ -137,22 +137,27 @@ fn assert_refused(output: &Output, says: &str) {
 
 #[test]
 fn paired_refuses_bad_input_before_building() {
-    assert_refused(
-        &paired(&[("REPEAT", "many")]),
-        "REPEAT='many' is not a whole number",
-    );
-    assert_refused(
-        &paired(&[("PATCH", "/nonexistent/change.patch")]),
-        "PATCH='/nonexistent/change.patch' is not a file",
-    );
-    assert_refused(
-        &paired(&[("FILE", "README.md")]),
-        "FILE='README.md' is not a design's file",
-    );
-    assert_refused(
-        &paired(&[("PATCH_BASE", "no-such-revision")]),
-        "PATCH_BASE='no-such-revision' is not a commit",
-    );
+    let cases = [
+        ("REPEAT", "many", "REPEAT='many' is not a whole number"),
+        (
+            "PATCH",
+            "/nonexistent/change.patch",
+            "PATCH='/nonexistent/change.patch' is not a file",
+        ),
+        (
+            "FILE",
+            "README.md",
+            "FILE='README.md' is not a design's file",
+        ),
+        (
+            "PATCH_BASE",
+            "no-such-revision",
+            "PATCH_BASE='no-such-revision' is not a commit",
+        ),
+    ];
+    for (key, value, says) in cases {
+        assert_refused(&paired(&[(key, value)]), says);
+    }
     let dir = scratch("two-files");
     let two = dir.0.join("two.patch");
     std::fs::write(
