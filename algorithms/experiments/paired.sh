@@ -18,7 +18,9 @@
 # With a patch it measures both orientations, since where code lies moves a
 # build by a percent or two: first the copy carries the change (the ratio is
 # the copy's time over the original's), then the original does (the ratio is
-# the original's over the unchanged copy's); a real change shows in both.
+# the original's over the unchanged copy's); a real change shows in both, and
+# `timerbench paired --swapped` sets the two side by side with their
+# geometric mean and whether they agree.
 # Both binaries are built before anything is timed. Work goes under
 # target/paired/; the worktrees are removed when done.
 set -eu
@@ -102,7 +104,7 @@ build() {
     git worktree remove --force "$tree"
 }
 
-# Runs both rows of the binary built for $side and pairs them, $3 over $2.
+# Runs both rows of the binary built for $side into $work/run-$side.
 measure() {
     side=$1
     exe=$work/target-$side/release/timerbench
@@ -111,19 +113,23 @@ measure() {
     "$exe" run --algorithms "$name,$name-x" --workloads "$workloads" --repeat "$repeat" \
         --out "$work/run-$side" >"$work/run-$side.log" 2>&1 ||
         { cat "$work/run-$side.log" >&2; die "timerbench run failed (its output above)"; }
-    "$exe" paired "$work/run-$side" --base "$2" --new "$3"
 }
 
 mkdir -p "$work"
 if [ -z "$patch" ]; then
     build aa none
+    measure aa
     echo "A/A: $name-x is $name unchanged, compiled as a second row" >&2
-    measure aa "$name" "$name-x"
+    "$work/target-aa/release/timerbench" paired "$work/run-aa" --base "$name" --new "$name-x"
 else
     build copy copy
     build original original
-    echo "the copy carries the change: $name-x (changed) over $name" >&2
-    measure copy "$name" "$name-x"
-    echo "the original carries the change: $name (changed) over $name-x" >&2
-    measure original "$name-x" "$name"
+    measure copy
+    measure original
+    # The first table: the copy carries the change; the second: the
+    # original does; the third sets the two side by side. Read by this
+    # tree's `timerbench` (built now, after the timing), whose `paired` may
+    # know more than the build of an older base commit.
+    "$cargo" run --release --quiet -p harness --bin timerbench -- paired "$work/run-copy" \
+        --base "$name" --new "$name-x" --swapped "$work/run-original"
 fi

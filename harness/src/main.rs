@@ -144,6 +144,13 @@ enum Command {
         /// The row to judge.
         #[arg(long)]
         new: String,
+        /// A second run of the same two rows in which the change was on
+        /// BASE's row instead (`make paired` makes both): its passes are
+        /// paired BASE over NEW, so that both orientations give the changed
+        /// row's time over the unchanged one's, and the two are set side by
+        /// side with their geometric mean and whether they agree.
+        #[arg(long, value_name = "RESULTS")]
+        swapped: Option<PathBuf>,
     },
     /// Count instructions, simulated cache misses and simulated branch
     /// mispredictions per operation under Valgrind's callgrind, and write
@@ -447,7 +454,12 @@ fn main() -> ExitCode {
             },
         ),
         Command::Lead { results, row } => lead(&results, &row),
-        Command::Paired { results, base, new } => paired(&results, &base, &new),
+        Command::Paired {
+            results,
+            base,
+            new,
+            swapped,
+        } => paired(&results, &base, &new, swapped.as_deref()),
         Command::Counts(args) => counts(args),
         Command::CountCell(args) => count_cell(args),
     };
@@ -925,16 +937,36 @@ fn lead(results: &std::path::Path, row: &str) -> Result<(), Failure> {
 }
 
 /// `timerbench paired`: two rows of one run, paired by repetition.
-fn paired(results: &std::path::Path, base: &str, new: &str) -> Result<(), Failure> {
+fn paired(
+    results: &std::path::Path,
+    base: &str,
+    new: &str,
+    swapped: Option<&std::path::Path>,
+) -> Result<(), Failure> {
     use std::io::Write as _;
-    let cells = harness::paired::paired(results, base, new).map_err(Failure::Input)?;
+    let table = |results: &std::path::Path, base: &str, new: &str| {
+        let cells = harness::paired::paired(results, base, new).map_err(Failure::Input)?;
+        let text = format!(
+            "{new} against {base} in {}, paired by repetition: ns per operation, median over \
+             the repetitions; ratio: median of the paired ratios, {new}'s over {base}'s\n{}",
+            results.display(),
+            harness::ab::verdict_table(&cells, "new")
+        );
+        Ok::<_, Failure>((cells, text))
+    };
     // Written whole and then printed once, as `lead` does.
-    let text = format!(
-        "{new} against {base} in {}, paired by repetition: ns per operation, median over the \
-         repetitions; ratio: median of the paired ratios, {new}'s over {base}'s\n{}",
-        results.display(),
-        harness::ab::verdict_table(&cells, "new")
-    );
+    let (first, mut text) = table(results, base, new)?;
+    if let Some(other) = swapped {
+        let (second, second_text) = table(other, new, base)?;
+        let rows = harness::paired::both_orientations(&first, &second);
+        text += &format!(
+            "{second_text}both orientations, each the changed row's time over the unchanged \
+             one's: first {new} over {base} in {}, second {base} over {new} in {}\n{}",
+            results.display(),
+            other.display(),
+            harness::paired::orientations_table(&rows)
+        );
+    }
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(())
 }

@@ -26,7 +26,9 @@
 //! row also changes: its code is compiled and placed apart from the first's,
 //! so an unchanged copy can differ from the original by a percent or two
 //! (the README's "Did my change help?" gives an A/A check of that, and why to
-//! swap which row carries the change).
+//! swap which row carries the change). `--swapped` takes the run where the
+//! change was on the other row and sets the two orientations side by side
+//! ([`both_orientations`]); `make paired` makes both runs and prints that.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -120,6 +122,133 @@ pub fn paired(dir: &Path, base: &str, new: &str) -> Result<Vec<Cell>> {
     Ok(cells)
 }
 
+/// How far apart (as a ratio) the two orientations' median ratios may lie
+/// before they are said to disagree: where code lies moves a copy of
+/// `sweep-wheel` by up to about 1.5% against the original (an A/A check, the
+/// README's "Did my change help?"), and the two orientations take that
+/// effect with opposite signs, so two readings of one change may lie about
+/// 3% apart; 5% leaves room for that and flags what is more.
+pub const DISAGREE_FACTOR: f64 = 1.05;
+
+/// What a change's two orientations say together on one workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agreement {
+    /// Both intervals lie below 1.
+    Faster,
+    /// Both intervals lie above 1.
+    Slower,
+    /// The intervals overlap, and at least one holds 1.
+    Tied,
+    /// The medians differ by more than [`DISAGREE_FACTOR`] and the intervals
+    /// do not overlap: the two measured different things (a change that
+    /// depends on where the code lies, or a host that slowed one row of one
+    /// binary for a while), and neither is the change's effect.
+    Disagree,
+}
+
+impl Agreement {
+    /// The words the table prints.
+    pub fn words(self) -> &'static str {
+        match self {
+            Agreement::Faster => "faster",
+            Agreement::Slower => "slower",
+            Agreement::Tied => "tied",
+            Agreement::Disagree => "disagree: run again",
+        }
+    }
+}
+
+/// One workload's two orientations of a change, each the changed row's time
+/// over the unchanged one's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Oriented {
+    /// The workload.
+    pub workload: String,
+    /// The change on NEW's row (the first run).
+    pub first: crate::stats::Summary,
+    /// The change on BASE's row (the second run).
+    pub second: crate::stats::Summary,
+    /// The geometric mean of the two median ratios: what is left of the
+    /// change when a placement's effect falls on the two orientations alike
+    /// and in opposite directions.
+    pub mean: f64,
+    /// What the two say together.
+    pub agreement: Agreement,
+}
+
+/// Sets the two orientations of a change side by side, per workload that
+/// both judged (in `first`'s order): `first`'s cells pair the changed row
+/// over the unchanged one in one run, `second`'s the same in a run where the
+/// change was on the other row.
+pub fn both_orientations(first: &[Cell], second: &[Cell]) -> Vec<Oriented> {
+    let mut rows = Vec::new();
+    for cell in first {
+        let Some(other) = second.iter().find(|other| other.workload == cell.workload) else {
+            continue;
+        };
+        let (Some(one), Some(two)) = (cell.judge(), other.judge()) else {
+            continue;
+        };
+        let (one, two) = (one.ratio, two.ratio);
+        let apart = (one.median / two.median).max(two.median / one.median);
+        let overlap = one.ci_high >= two.ci_low && two.ci_high >= one.ci_low;
+        let agreement = if apart > DISAGREE_FACTOR && !overlap {
+            Agreement::Disagree
+        } else if one.ci_high < 1.0 && two.ci_high < 1.0 {
+            Agreement::Faster
+        } else if one.ci_low > 1.0 && two.ci_low > 1.0 {
+            Agreement::Slower
+        } else {
+            Agreement::Tied
+        };
+        rows.push(Oriented {
+            workload: cell.workload.clone(),
+            first: one,
+            second: two,
+            mean: (one.median * two.median).sqrt(),
+            agreement,
+        });
+    }
+    rows
+}
+
+/// The table of [`both_orientations`].
+pub fn orientations_table(rows: &[Oriented]) -> String {
+    use std::fmt::Write as _;
+    let mut text = format!(
+        "{:<18} {:>7}  {:<17} {:>7}  {:<17} {:>9}  verdict\n",
+        "workload", "first", "interval", "second", "interval", "geo. mean"
+    );
+    for row in rows {
+        let _ = writeln!(
+            text,
+            "{:<18} {:>7.3}  [{:.3}, {:.3}]  {:>7.3}  [{:.3}, {:.3}]  {:>9.3}  {}",
+            row.workload,
+            row.first.median,
+            row.first.ci_low,
+            row.first.ci_high,
+            row.second.median,
+            row.second.ci_low,
+            row.second.ci_high,
+            row.mean,
+            row.agreement.words()
+        );
+    }
+    let count = |agreement| rows.iter().filter(|row| row.agreement == agreement).count();
+    let _ = writeln!(
+        text,
+        "{} faster, {} slower, {} tied, {} disagree (faster or slower only when both \
+         orientations' intervals lie on that side of 1; disagree when their medians lie more \
+         than {:.0}% apart and their intervals do not overlap)",
+        count(Agreement::Faster),
+        count(Agreement::Slower),
+        count(Agreement::Tied),
+        count(Agreement::Disagree),
+        100.0 * (DISAGREE_FACTOR - 1.0)
+    );
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,5 +328,57 @@ mod tests {
         );
         assert_eq!(paired(&dir, "base", "other").unwrap()[0].workload, "v");
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn cell(workload: &str, ratios: &[f64]) -> Cell {
+        Cell {
+            workload: workload.to_owned(),
+            algorithm: "x".to_owned(),
+            base: vec![100.0; ratios.len()],
+            new: ratios.iter().map(|ratio| 100.0 * ratio).collect(),
+        }
+    }
+
+    #[test]
+    fn two_orientations_agree_only_when_their_intervals_overlap() {
+        let faster = [0.97, 0.98, 0.975, 0.985, 0.98, 0.97, 0.975];
+        let tied = [0.99, 1.01, 1.0, 0.995, 1.005, 0.98, 1.02];
+        let much_faster = [0.80, 0.81, 0.805, 0.79, 0.80, 0.815, 0.795];
+        // Apart without overlap, but by less than DISAGREE_FACTOR: layout.
+        let a_little_faster = [0.96, 0.965, 0.962, 0.958, 0.961, 0.963, 0.96];
+        let first = [
+            cell("a", &faster),
+            cell("b", &faster),
+            cell("c", &much_faster),
+            cell("d", &tied),
+            cell("only-first", &faster),
+        ];
+        let second = [
+            cell("c", &tied),
+            cell("b", &tied),
+            cell("a", &faster),
+            cell("d", &a_little_faster),
+        ];
+        let rows = both_orientations(&first, &second);
+        let agreements: Vec<(&str, Agreement)> = rows
+            .iter()
+            .map(|row| (row.workload.as_str(), row.agreement))
+            .collect();
+        assert_eq!(
+            agreements,
+            [
+                ("a", Agreement::Faster),
+                ("b", Agreement::Tied),
+                ("c", Agreement::Disagree),
+                ("d", Agreement::Tied),
+            ]
+        );
+        assert!((rows[0].mean - 0.975).abs() < 1e-9, "{}", rows[0].mean);
+        let table = orientations_table(&rows);
+        assert!(table.contains("disagree: run again"), "{table}");
+        assert!(
+            table.contains("1 faster, 0 slower, 2 tied, 1 disagree"),
+            "{table}"
+        );
     }
 }

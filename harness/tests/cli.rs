@@ -787,6 +787,30 @@ fn paired_reads_the_reference_run_and_pairs_two_rows() {
         "no-such-row",
     ]);
     assert_input_error(&out, &["--new \"no-such-row\"", "it ran: ", "sweep-wheel"]);
+    // The reference run as its own swapped run: the second orientation is
+    // the first's inverse, so every workload's two readings disagree.
+    let swapped = |other: &str| {
+        timerbench(&[
+            "paired",
+            results,
+            "--base",
+            "timer-queue-native",
+            "--new",
+            "sweep-wheel",
+            "--swapped",
+            other,
+        ])
+    };
+    let out = swapped(results);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("both orientations"), "{stdout}");
+    let disagree = stdout
+        .lines()
+        .filter(|line| line.ends_with("disagree: run again"))
+        .count();
+    assert_eq!(disagree, builtins, "{stdout}");
+    assert_input_error(&swapped("/nonexistent/run"), &["/nonexistent/run"]);
 }
 
 /// Every entry of `dir`, hidden ones too, with its bytes (a directory's are
