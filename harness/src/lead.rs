@@ -209,10 +209,27 @@ pub(crate) fn for_each_whole_pass(
     )
 }
 
+/// Test fixtures' rows of `repetitions.csv` for one pass of `name` on
+/// `workload`: the whole pass's `total_ns` over 100 operations, and a
+/// batched pass beside it, which readers of whole passes must skip.
+#[cfg(test)]
+pub(crate) fn fixture_pass_rows(
+    name: &str,
+    workload: &str,
+    repetition: u64,
+    total_ns: u64,
+) -> String {
+    use crate::output::SCHEMA_VERSION;
+    format!(
+        "{SCHEMA_VERSION},{name},{workload},small,event,{repetition},0,whole,all,100,{total_ns},0\n\
+         {SCHEMA_VERSION},{name},{workload},small,event,{repetition},1,batched,insert,100,1,0\n"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::{METADATA_FILE, SCHEMA_VERSION};
+    use crate::output::METADATA_FILE;
     use std::fs;
 
     /// A results directory with three rows on one workload: `ours` at 10 ns,
@@ -244,12 +261,7 @@ mod tests {
         ] {
             for repetition in 0..5u64 {
                 let total = 100 * (ns + repetition % 2);
-                csv += &format!(
-                    "{SCHEMA_VERSION},{name},w,small,event,{repetition},0,whole,all,100,{total},0\n"
-                );
-                csv += &format!(
-                    "{SCHEMA_VERSION},{name},w,small,event,{repetition},1,batched,insert,100,1,0\n"
-                );
+                csv += &super::fixture_pass_rows(name, "w", repetition, total);
             }
         }
         fs::write(dir.join(REPETITIONS_FILE), csv).unwrap();

@@ -253,7 +253,7 @@ pub fn orientations_table(rows: &[Oriented]) -> String {
 mod tests {
     use super::*;
     use crate::ab::Verdict;
-    use crate::output::{METADATA_FILE, REPETITIONS_FILE, SCHEMA_VERSION};
+    use crate::output::{METADATA_FILE, REPETITIONS_FILE};
     use std::fs;
 
     /// A results directory of three rows on two workloads, 9 repetitions
@@ -279,12 +279,7 @@ mod tests {
                 ("other", "v", 30 * drift),
                 ("base", "v", 10 * drift),
             ] {
-                csv += &format!(
-                    "{SCHEMA_VERSION},{name},{workload},small,event,{repetition},0,whole,all,100,{ns},0\n"
-                );
-                csv += &format!(
-                    "{SCHEMA_VERSION},{name},{workload},small,event,{repetition},1,batched,insert,100,1,0\n"
-                );
+                csv += &crate::lead::fixture_pass_rows(name, workload, repetition, ns);
             }
         }
         fs::write(dir.join(REPETITIONS_FILE), csv).unwrap();

@@ -755,14 +755,20 @@ fn lead_reads_the_reference_run_and_names_each_rival() {
 fn paired_reads_the_reference_run_and_pairs_two_rows() {
     let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
     let results = results.to_str().unwrap();
-    let out = timerbench(&[
-        "paired",
-        results,
-        "--base",
-        "timer-queue-native",
-        "--new",
-        "sweep-wheel",
-    ]);
+    // `timer-queue-native` against `sweep-wheel`, with `extra` arguments.
+    let paired = |extra: &[&str]| {
+        let mut args = vec![
+            "paired",
+            results,
+            "--base",
+            "timer-queue-native",
+            "--new",
+            "sweep-wheel",
+        ];
+        args.extend_from_slice(extra);
+        timerbench(&args)
+    };
+    let out = paired(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let verdicts = stdout
@@ -789,19 +795,7 @@ fn paired_reads_the_reference_run_and_pairs_two_rows() {
     assert_input_error(&out, &["--new \"no-such-row\"", "it ran: ", "sweep-wheel"]);
     // The reference run as its own swapped run: the second orientation is
     // the first's inverse, so every workload's two readings disagree.
-    let swapped = |other: &str| {
-        timerbench(&[
-            "paired",
-            results,
-            "--base",
-            "timer-queue-native",
-            "--new",
-            "sweep-wheel",
-            "--swapped",
-            other,
-        ])
-    };
-    let out = swapped(results);
+    let out = paired(&["--swapped", results]);
     assert!(out.status.success(), "{}", stderr(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("both orientations"), "{stdout}");
@@ -810,7 +804,10 @@ fn paired_reads_the_reference_run_and_pairs_two_rows() {
         .filter(|line| line.ends_with("disagree: run again"))
         .count();
     assert_eq!(disagree, builtins, "{stdout}");
-    assert_input_error(&swapped("/nonexistent/run"), &["/nonexistent/run"]);
+    assert_input_error(
+        &paired(&["--swapped", "/nonexistent/run"]),
+        &["/nonexistent/run"],
+    );
 }
 
 /// Every entry of `dir`, hidden ones too, with its bytes (a directory's are
