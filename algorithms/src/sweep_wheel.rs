@@ -777,11 +777,13 @@
 //! **How far the two workloads are from the line** (the reference run in
 //! `results/`). At 1.5x `timer-queue`'s time, `heavy-tail` needs 22.4 ns
 //! per operation against this wheel's 27.2, 18% less, and `scaling-1e4`
-//! 25.2 against 26.8, 6% less. On `heavy-tail` no row of the run comes
-//! near, the inexact ones included: the cheapest, `linux-wheel`, which
-//! files a timer once and never moves it (firing up to 12.7% of its delay
-//! late), takes 27.9 [27.7, 28.1], and the replay loop alone, which every
-//! row runs, 4.2 (`replay_overhead` in `metadata.json`). There the time
+//! 25.2 against 26.8, 6% less. On `heavy-tail` no design at its defaults
+//! comes near, the inexact ones included: the next, `linux-wheel`, which
+//! files a timer once and never moves it (up to 4,096 ticks late there),
+//! takes 27.9 [27.7, 28.1]; only a parameter sweep's point is under the
+//! line, Netty's wheel at a 1,000-tick tick (`rounds-wheel@tick=1000`, up
+//! to 999 ticks late), at 22.7. The replay loop alone, which every row
+//! runs, takes 4.2 (`replay_overhead` in `metadata.json`). There the time
 //! follows the instructions and the mispredictions (this wheel 251 and 1.56
 //! per operation, `timer-queue` 314 and 2.57, 1.25x as many instructions
 //! for 1.24x the time; "Counts" in the README), and what is left of this
@@ -789,10 +791,11 @@
 //! whether a delay is under 1,024 ticks, about 0.29 per advance on whether
 //! a tick has a timer due) and the replay loop's (0.62). On `scaling-1e4`
 //! the inexact rows are under the line (`netty-wheel` 20.9, `linux-wheel`
-//! 21.6, `zookeeper-expiry` 21.9), by not moving timers down, and no exact
-//! row is (`bitmap-wheel` 35.0): the moves this wheel makes are the
-//! difference, and the tries above at fewer of them (a sliding level 1, a
-//! 256-slot level 1, level-1 slots into the run) bought no time.
+//! 21.6, `zookeeper-expiry` 21.9, that sweep point 19.2), none of which
+//! moves a timer down a level, and no exact row is (`bitmap-wheel` 35.0).
+//! The tries above at fewer moves (a sliding level 1, a 256-slot level 1,
+//! level-1 slots into the run) bought no time, so the moves alone are not
+//! shown to be what separates them.
 //!
 //! An advance was then cut down the same way, for the small queues
 //! (`kafka-purgatory`, `ratas-connections`: tens of timers pending, an
