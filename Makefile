@@ -6,6 +6,13 @@ CARGO ?= cargo
 SCALE ?= default
 # Where `make results` writes its CSV files and metadata.
 OUT ?= results
+# The cargo profile of the commands that measure (results, crosscheck, counts):
+# release (fat LTO, one codegen unit) for figures anyone publishes; CI's smoke
+# runs use `test`, which `make test` has already built.
+PROFILE ?= release
+# The cargo profile of the tools that measure nothing (docs, report): `test`,
+# so that they reuse what `make test` built instead of a third build.
+TOOLS_PROFILE ?= test
 # Extra arguments for `timerbench run`, e.g. ARGS="--driver tick --seed 7".
 ARGS ?=
 # Which criterion benchmarks `make bench` runs: a regex over <group>/<algorithm>/<N>,
@@ -30,15 +37,15 @@ REPORT_ARGS ?=
 # Extra criterion flags for `make bench`, e.g. BENCH_ARGS=--noplot or BENCH_ARGS=--test.
 BENCH_ARGS ?=
 
-.PHONY: results report crosscheck ab paired counts compare docs bench test lint soak clean
+.PHONY: results report crosscheck ab paired counts compare docs bench bench-smoke test test-all test-slow lint soak clean
 
 ## results: every algorithm on every built-in workload, into $(OUT)/ (release build).
 results:
-	$(CARGO) run --release -p harness --bin timerbench -- run --scale $(SCALE) --out $(OUT) $(ARGS)
+	$(CARGO) run --profile $(PROFILE) -p harness --bin timerbench -- run --scale $(SCALE) --out $(OUT) $(ARGS)
 
 ## crosscheck: the headline against a plain loop: the harness's whole pass and a plain event loop over the same tape, interleaved, per algorithm and workload (prints; writes nothing).
 crosscheck:
-	$(CARGO) run --release -p harness --bin timerbench -- crosscheck --scale $(SCALE) $(ARGS)
+	$(CARGO) run --profile $(PROFILE) -p harness --bin timerbench -- crosscheck --scale $(SCALE) $(ARGS)
 
 ## ab: did a change help, measured back to back: builds REV (default main) in a git worktree under target/ab/, then runs `timerbench crosscheck` from that build and from this tree's in turn, ROUNDS times (default 6), and prints each cell's two medians, the paired ratio with its interval and a verdict, e.g. `make ab ARGS=--algorithms=sweep-wheel` (about 3 minutes for one row on every built-in workload once built; the first build of REV takes a few more).
 ab:
@@ -57,28 +64,40 @@ paired:
 counts:
 	@command -v valgrind >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1 || \
 		{ apt-get update -qq && apt-get install -y -qq valgrind; } || true
-	$(CARGO) run --release -p harness --bin timerbench -- counts --scale $(SCALE) --out $(OUT) $(ARGS)
+	$(CARGO) run --profile $(PROFILE) -p harness --bin timerbench -- counts --scale $(SCALE) --out $(OUT) $(ARGS)
 
 ## compare: did a change help? NEW's run against BASE's (default: results), cell by cell, with a bootstrap interval and a verdict, e.g. `make results OUT=/tmp/mine && make compare NEW=/tmp/mine` (measures nothing).
 compare:
 	@test -n "$(NEW)" || { echo "make compare: say which run to judge, e.g. make compare NEW=/tmp/mine (BASE defaults to results)" >&2; exit 2; }
 	$(CARGO) run --release --quiet -p harness --bin timerbench -- compare $(BASE) $(NEW) $(ARGS)
 
-## docs: rewrite README.md's algorithm tables from the registry and workloads/README.md's table of built-in workloads from their tapes (after adding or changing an algorithm or a workload; `make test` fails until they match).
+## docs: rewrite README.md's generated blocks (the algorithm and systems tables from the registry, the headline and findings from the run in results/) and workloads/README.md's table of built-in workloads from their tapes (after a new reference run, or adding or changing an algorithm or a workload; `make test` fails until they match).
 docs:
-	$(CARGO) run --quiet -p harness --bin timerbench -- docs --readme README.md --workloads-readme workloads/README.md
+	$(CARGO) run --quiet --profile $(TOOLS_PROFILE) -p harness --bin timerbench -- docs --readme README.md --workloads-readme workloads/README.md
 
 ## report: SVG charts, index.html and REPORT.md from the files in $(OUT)/, into $(OUT)/report/ (runs no benchmark).
 report:
-	$(CARGO) run --quiet -p report --bin timerbench-report -- --results $(OUT) $(REPORT_ARGS)
+	$(CARGO) run --quiet --profile $(TOOLS_PROFILE) -p report --bin timerbench-report -- --results $(OUT) $(REPORT_ARGS)
 
 ## bench: the criterion micro-benchmarks, every algorithm at a fixed pending N (about 8 minutes with the default rows); report in target/criterion/report/index.html.
 bench:
-	$(CARGO) bench -p harness --bench timers -- $(BENCH_ARGS) $(if $(FILTER),'$(FILTER)')
+	$(CARGO) bench -p micro --bench timers -- $(BENCH_ARGS) $(if $(FILTER),'$(FILTER)')
 
-## test: the whole test suite (unit tests, the conformance suite for every algorithm, the CLI tests).
+## bench-smoke: every criterion micro-benchmark run once, in the test profile (criterion's test mode), as CI checks them.
+bench-smoke:
+	$(CARGO) test -p micro --benches
+
+## test: the fast tier: unit tests, the conformance suite for every algorithm (100 random sequences each), the CLI and report tests; no Valgrind, browser, large tapes or whole runs, and no criterion build.
 test:
-	$(CARGO) test --workspace
+	$(CARGO) test --workspace --exclude micro
+
+## test-all: the fast tier, then the slow one (what CI runs).
+test-all: test test-slow
+
+## test-slow: the slow tier alone: the tests marked `slow tier` (Valgrind's counts, the report in Chromium, the large tapes, whole runs compared for determinism) and the conformance suite's random sequences with 1,000 cases per algorithm; the soak stays in `make soak`.
+test-slow:
+	$(CARGO) test --workspace --exclude micro -- --ignored --skip ::soak
+	PROPTEST_CASES=1000 $(CARGO) test --workspace --exclude micro --test conformance -- differential_proptest
 
 ## lint: formatting and clippy, as CI checks them.
 lint:

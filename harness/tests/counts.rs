@@ -114,6 +114,7 @@ fn split_branch_columns(csv_bytes: &[u8]) -> (String, Vec<Vec<f64>>) {
 }
 
 #[test]
+#[ignore = "slow tier: `make test-all` runs it"]
 fn the_same_seed_gives_byte_identical_counts() {
     if !valgrind_present() {
         assert!(

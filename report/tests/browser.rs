@@ -222,6 +222,7 @@ fn console_messages(log: &str) -> Vec<&str> {
 }
 
 #[test]
+#[ignore = "slow tier: `make test-all` runs it"]
 fn report_renders_in_chromium_with_every_image_and_no_console_error() {
     let browser = match chromium() {
         Ok(path) => path,

@@ -102,6 +102,7 @@ fn every_builtin_generates_a_valid_tape_at_default_scale() {
 }
 
 #[test]
+#[ignore = "slow tier: `make test-all` runs it"]
 fn large_churn_workloads_generate_valid_tapes() {
     builtins_generate_valid_tapes(Scale::Large, |name| {
         ["uniform", "timeouts", "bimodal"].contains(&name)
@@ -109,6 +110,7 @@ fn large_churn_workloads_generate_valid_tapes() {
 }
 
 #[test]
+#[ignore = "slow tier: `make test-all` runs it"]
 fn large_other_workloads_generate_valid_tapes() {
     builtins_generate_valid_tapes(Scale::Large, |name| {
         !["uniform", "timeouts", "bimodal"].contains(&name) && !name.starts_with("scaling-")
@@ -116,6 +118,7 @@ fn large_other_workloads_generate_valid_tapes() {
 }
 
 #[test]
+#[ignore = "slow tier: `make test-all` runs it"]
 fn large_scaling_workloads_generate_valid_tapes() {
     builtins_generate_valid_tapes(Scale::Large, |name| name.starts_with("scaling-"));
 }

@@ -96,7 +96,7 @@
 //! [`RESAMPLES`] bootstrap resamples. These are the `Criterion` defaults set
 //! here, so the command line (`--warm-up-time`, `--measurement-time`,
 //! `--sample-size`, `--quick`) still overrides them. `cargo bench -- <regex>`
-//! runs a subset, e.g. `cargo bench -p harness --bench timers -- '^expire/'`.
+//! runs a subset, e.g. `cargo bench -p micro --bench timers -- '^expire/'`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
