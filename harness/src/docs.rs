@@ -26,6 +26,8 @@ use algorithms::systems::System;
 use anyhow::{Context, Result, bail};
 use workloads::{Scale, Shape, Spec};
 
+use crate::headline;
+
 /// The line that opens the generated block in the README.
 pub const BEGIN_MARKER: &str = "<!-- algorithms: generated from the registry by `make docs`; edit each algorithm's SUMMARY, not this table -->";
 /// The line that closes it.
@@ -188,10 +190,17 @@ fn replace_between(readme: &str, begin: &str, end: &str, block: &str) -> Result<
 }
 
 /// The README at `path` as it is, and as it should be with the registry's
-/// tables.
-fn current_and_expected(path: &Path, catalog: &[AlgorithmInfo]) -> Result<(String, String)> {
+/// tables, the systems table and, from the run recorded in `results`, the
+/// headline and the findings ([`crate::headline`]).
+fn current_and_expected(
+    path: &Path,
+    catalog: &[AlgorithmInfo],
+    results: &Path,
+) -> Result<(String, String)> {
     let readme =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let headline = headline::headline_block(results)?;
+    let findings = headline::findings_block(results)?;
     let expected = replace_block(&readme, &algorithm_tables(catalog))
         .and_then(|text| {
             replace_between(
@@ -201,20 +210,37 @@ fn current_and_expected(path: &Path, catalog: &[AlgorithmInfo]) -> Result<(Strin
                 &systems_table(algorithms::systems::SYSTEMS),
             )
         })
+        .and_then(|text| {
+            replace_between(
+                &text,
+                headline::HEADLINE_BEGIN,
+                headline::HEADLINE_END,
+                &headline,
+            )
+        })
+        .and_then(|text| {
+            replace_between(
+                &text,
+                headline::FINDINGS_BEGIN,
+                headline::FINDINGS_END,
+                &findings,
+            )
+        })
         .with_context(|| path.display().to_string())?;
     Ok((readme, expected))
 }
 
-/// Whether the README at `path` has the registry's tables.
-pub fn readme_is_current(path: &Path, catalog: &[AlgorithmInfo]) -> Result<bool> {
-    let (readme, expected) = current_and_expected(path, catalog)?;
+/// Whether the README at `path` has the registry's tables and the headline
+/// and findings of the run in `results`.
+pub fn readme_is_current(path: &Path, catalog: &[AlgorithmInfo], results: &Path) -> Result<bool> {
+    let (readme, expected) = current_and_expected(path, catalog, results)?;
     Ok(readme == expected)
 }
 
-/// Rewrites the generated block of the README at `path`; returns whether it
+/// Rewrites the generated blocks of the README at `path`; returns whether it
 /// changed.
-pub fn update_readme(path: &Path, catalog: &[AlgorithmInfo]) -> Result<bool> {
-    let (readme, updated) = current_and_expected(path, catalog)?;
+pub fn update_readme(path: &Path, catalog: &[AlgorithmInfo], results: &Path) -> Result<bool> {
+    let (readme, updated) = current_and_expected(path, catalog, results)?;
     write_if_changed(path, &readme, &updated)
 }
 

@@ -23,6 +23,7 @@ pub mod clock;
 pub mod compare;
 pub mod counts;
 pub mod docs;
+pub mod headline;
 pub mod lead;
 pub mod memory;
 pub mod metadata;

@@ -109,6 +109,9 @@ enum Command {
         /// The README to update.
         #[arg(long, default_value = "README.md")]
         readme: PathBuf,
+        /// The recorded run the README's headline and findings are made from.
+        #[arg(long, default_value = "results")]
+        results: PathBuf,
         /// The workloads README to update too (`workloads/README.md`); its
         /// table generates every default-scale tape, a few seconds' work.
         #[arg(long, value_name = "PATH")]
@@ -433,9 +436,10 @@ fn main() -> ExitCode {
         Command::Agreement { base, new } => agreement(&base, &new),
         Command::Docs {
             readme,
+            results,
             workloads_readme,
             check,
-        } => docs(&readme, workloads_readme.as_deref(), check),
+        } => docs(&readme, &results, workloads_readme.as_deref(), check),
         Command::Compare {
             base,
             new,
@@ -758,16 +762,19 @@ fn agreement(base: &std::path::Path, new: &std::path::Path) -> Result<(), Failur
 /// the workloads README's table of built-ins from their tapes.
 fn docs(
     readme: &std::path::Path,
+    results: &std::path::Path,
     workloads_readme: Option<&std::path::Path>,
     check: bool,
 ) -> Result<(), Failure> {
     let catalog = registry::catalog();
     if check {
-        let current = harness::docs::readme_is_current(readme, &catalog).map_err(Failure::Input)?;
+        let current =
+            harness::docs::readme_is_current(readme, &catalog, results).map_err(Failure::Input)?;
         if !current {
             return Err(Failure::Run(anyhow::anyhow!(
-                "{}'s generated tables differ from the registry or algorithms/src/systems.rs: run `make docs`",
-                readme.display()
+                "{}'s generated blocks differ from the registry, algorithms/src/systems.rs or the run in {}: run `make docs`",
+                readme.display(),
+                results.display()
             )));
         }
         println!("{} is up to date", readme.display());
@@ -791,7 +798,8 @@ fn docs(
             if changed { "updated" } else { "was up to date" }
         );
     };
-    let changed = harness::docs::update_readme(readme, &catalog).map_err(Failure::Input)?;
+    let changed =
+        harness::docs::update_readme(readme, &catalog, results).map_err(Failure::Input)?;
     report(readme, changed);
     if let Some(path) = workloads_readme {
         let changed = harness::docs::update_workloads_readme(path).map_err(Failure::Input)?;

@@ -1,0 +1,636 @@
+//! The README's headline and findings, generated from a recorded run
+//! (`make docs` writes them from `results/`; `harness/tests/docs.rs` fails
+//! when the README's blocks differ from what the committed run gives).
+//!
+//! The headline answers "which timer, where, by how much": per workload, the
+//! fastest exact design of this suite (families `seed` and `modern`, at its
+//! defaults), its whole-pass median with its interval, its lead over the best
+//! crate driven through its own API and over the best standard-library
+//! baseline (each with the bootstrap interval of [`lead::leads`]), and the
+//! fastest inexact design with the largest lateness it showed there. A design
+//! whose lead over the next exact design has an interval reaching 1 is said to
+//! be tied with it: a tie is a tie, and the table names both.
+//!
+//! The findings are at most [`MAX_FINDINGS`] sentences, each computed from the
+//! same files: a sentence whose inputs the run lacks is left out, never
+//! guessed. Nothing here measures; the same files always give the same text.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+
+use crate::lead::{self, Lead, Rival};
+
+/// The line that opens the headline block.
+pub const HEADLINE_BEGIN: &str =
+    "<!-- headline: generated from results/ by `make docs`; do not edit by hand -->";
+/// The line that closes it.
+pub const HEADLINE_END: &str = "<!-- headline: end -->";
+/// The line that opens the findings block.
+pub const FINDINGS_BEGIN: &str =
+    "<!-- findings: generated from results/ by `make docs`; do not edit by hand -->";
+/// The line that closes it.
+pub const FINDINGS_END: &str = "<!-- findings: end -->";
+
+/// The most findings the README states (the issue that shaped the README
+/// asked for at most eight: a reader takes them in at a glance).
+pub const MAX_FINDINGS: usize = 8;
+
+/// The scaling workloads, smallest population first: the growth finding
+/// compares the first and last the run measured.
+const SCALING_WORKLOADS: [&str; 4] = ["scaling-1e3", "scaling-1e4", "scaling-1e5", "scaling-1e6"];
+
+/// What `metadata.json` says of one algorithm.
+#[derive(Clone, Debug, Deserialize)]
+struct AlgorithmFacts {
+    name: String,
+    family: String,
+    exact: bool,
+    #[serde(default)]
+    variant: bool,
+}
+
+/// The metadata fields the headline reads.
+#[derive(Debug, Deserialize)]
+struct RunFacts {
+    seed: u64,
+    scale: String,
+    repetitions: u32,
+    #[serde(default)]
+    cpu_model: String,
+    #[serde(default)]
+    date_utc: String,
+    #[serde(default)]
+    wall_seconds: f64,
+    algorithms: Vec<AlgorithmFacts>,
+    workloads: Vec<String>,
+}
+
+/// The columns of a `throughput.csv` row the headline reads.
+#[derive(Debug, Deserialize)]
+struct ThroughputRow {
+    algorithm: String,
+    workload: String,
+    operation: String,
+    method: String,
+    median_ns: Option<f64>,
+    ci_low_ns: Option<f64>,
+    ci_high_ns: Option<f64>,
+}
+
+/// The columns of a `runs.csv` row the findings read.
+#[derive(Clone, Debug, Default, Deserialize)]
+struct RunRow {
+    algorithm: String,
+    workload: String,
+    status: String,
+    measured_ops: Option<u64>,
+    wakeups: Option<u64>,
+    slot_visits: Option<u64>,
+    empty_slot_visits: Option<u64>,
+    max_lateness_ticks: Option<u64>,
+    bytes_per_pending: Option<f64>,
+}
+
+/// The columns of a `contract_cost.csv` row the findings read.
+#[derive(Debug, Deserialize)]
+struct ContractRow {
+    workload: String,
+    contract: String,
+    ratio: f64,
+}
+
+/// One workload's line of the headline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkloadLine {
+    /// The workload.
+    pub workload: String,
+    /// The fastest exact design.
+    pub design: String,
+    /// Its whole-pass median, ns per operation.
+    pub ns: f64,
+    /// The median's interval, when the run recorded one.
+    pub interval: Option<(f64, f64)>,
+    /// Its leads (over the best crate, baseline and next exact design).
+    pub leads: Vec<Lead>,
+    /// The fastest inexact design on the workload, if any ran.
+    pub inexact: Option<Inexact>,
+}
+
+/// The fastest inexact design on a workload.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inexact {
+    /// Its name.
+    pub name: String,
+    /// Its whole-pass median, ns per operation.
+    pub ns: f64,
+    /// The most ticks late it fired a timer there (`runs.csv`'s
+    /// `max_lateness_ticks`), when recorded.
+    pub late: Option<u64>,
+}
+
+impl WorkloadLine {
+    /// The lead over one rival, if the run had one.
+    pub fn lead(&self, rival: Rival) -> Option<&Lead> {
+        self.leads.iter().find(|lead| lead.rival == rival)
+    }
+
+    /// Whether the next exact design is statistically tied with the fastest.
+    pub fn tied_with_next(&self) -> bool {
+        self.lead(Rival::Exact)
+            .is_some_and(|lead| lead.interval.is_some_and(|(low, _)| low <= 1.0))
+    }
+}
+
+/// Everything the two blocks are made from.
+struct Run {
+    facts: RunFacts,
+    medians: BTreeMap<(String, String), f64>,
+    intervals: BTreeMap<(String, String), (f64, f64)>,
+    runs: Vec<RunRow>,
+    contract: Vec<ContractRow>,
+}
+
+/// Reads a CSV file of `dir` into rows of `T` (columns it does not name are
+/// ignored); an error names the file and the row.
+fn read_csv<T: for<'de> Deserialize<'de>>(dir: &Path, file: &str) -> Result<Vec<T>> {
+    let path = dir.join(file);
+    let mut reader =
+        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut rows = Vec::new();
+    for (index, row) in reader.deserialize().enumerate() {
+        rows.push(row.with_context(|| format!("{}: row {}", path.display(), index + 2))?);
+    }
+    Ok(rows)
+}
+
+impl Run {
+    fn read(dir: &Path) -> Result<Run> {
+        let path = dir.join(crate::output::METADATA_FILE);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let facts: RunFacts = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a run's metadata", path.display()))?;
+        let headline: Vec<ThroughputRow> =
+            read_csv::<ThroughputRow>(dir, crate::output::THROUGHPUT_FILE)?
+                .into_iter()
+                .filter(|row| row.operation == "all" && row.method == "whole")
+                .collect();
+        let key = |row: &ThroughputRow| (row.algorithm.clone(), row.workload.clone());
+        let medians = headline
+            .iter()
+            .filter_map(|row| Some((key(row), row.median_ns?)))
+            .filter(|(_, ns)| ns.is_finite() && *ns > 0.0)
+            .collect();
+        let intervals = headline
+            .iter()
+            .filter_map(|row| Some((key(row), (row.ci_low_ns?, row.ci_high_ns?))))
+            .collect();
+        let runs = read_csv(dir, crate::output::RUNS_FILE)?;
+        let contract = read_csv(dir, crate::output::CONTRACT_COST_FILE)?;
+        Ok(Run {
+            facts,
+            medians,
+            intervals,
+            runs,
+            contract,
+        })
+    }
+
+    fn algorithm(&self, name: &str) -> Option<&AlgorithmFacts> {
+        self.facts.algorithms.iter().find(|a| a.name == name)
+    }
+
+    fn run_row(&self, algorithm: &str, workload: &str) -> Option<&RunRow> {
+        self.runs.iter().find(|row| {
+            row.algorithm == algorithm && row.workload == workload && row.status == "ok"
+        })
+    }
+
+    /// The fastest row on `workload` among the algorithms `admit` accepts.
+    fn fastest(
+        &self,
+        workload: &str,
+        admit: impl Fn(&AlgorithmFacts) -> bool,
+    ) -> Option<(&str, f64)> {
+        self.facts
+            .algorithms
+            .iter()
+            .filter(|a| !a.variant && admit(a))
+            .filter_map(|a| {
+                let ns = *self.medians.get(&(a.name.clone(), workload.to_owned()))?;
+                Some((a.name.as_str(), ns))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+}
+
+/// Whether an algorithm is one of this suite's designs (not a crate or a
+/// standard-library baseline).
+fn is_design(algorithm: &AlgorithmFacts) -> bool {
+    algorithm.family == "seed" || algorithm.family == "modern"
+}
+
+/// The headline's lines, one per workload of the run (in its order) on which
+/// some exact design was measured.
+pub fn workload_lines(dir: &Path) -> Result<Vec<WorkloadLine>> {
+    let run = Run::read(dir)?;
+    lines_of(dir, &run)
+}
+
+fn lines_of(dir: &Path, run: &Run) -> Result<Vec<WorkloadLine>> {
+    let mut leads_by_row: BTreeMap<String, Vec<Lead>> = BTreeMap::new();
+    let mut lines = Vec::new();
+    for workload in &run.facts.workloads {
+        let Some((design, ns)) = run.fastest(workload, |a| a.exact && is_design(a)) else {
+            continue;
+        };
+        if !leads_by_row.contains_key(design) {
+            leads_by_row.insert(design.to_owned(), lead::leads(dir, design)?);
+        }
+        let leads = leads_by_row[design]
+            .iter()
+            .filter(|lead| &lead.workload == workload)
+            .cloned()
+            .collect();
+        let inexact = run
+            .fastest(workload, |a| !a.exact)
+            .map(|(name, ns)| Inexact {
+                name: name.to_owned(),
+                ns,
+                late: run
+                    .run_row(name, workload)
+                    .and_then(|row| row.max_lateness_ticks),
+            });
+        lines.push(WorkloadLine {
+            workload: workload.clone(),
+            design: design.to_owned(),
+            ns,
+            interval: run
+                .intervals
+                .get(&(design.to_owned(), workload.clone()))
+                .copied(),
+            leads,
+            inexact,
+        });
+    }
+    if lines.is_empty() {
+        bail!(
+            "{} holds no measured exact design: nothing to put in a headline",
+            dir.display()
+        );
+    }
+    Ok(lines)
+}
+
+/// A median to three significant figures (two decimals below 10 ns).
+pub fn ns(value: f64) -> String {
+    if value < 10.0 {
+        format!("{value:.2}")
+    } else if value < 100.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.0}")
+    }
+}
+
+/// A median with its interval, e.g. `28.1 [26.4, 28.3]`.
+pub fn ns_with_interval(value: f64, interval: Option<(f64, f64)>) -> String {
+    match interval {
+        Some((low, high)) => format!("{} [{}, {}]", ns(value), ns(low), ns(high)),
+        None => ns(value),
+    }
+}
+
+/// A ratio with its interval, e.g. `1.62x [1.55, 1.70]`.
+pub fn ratio(value: f64, interval: Option<(f64, f64)>) -> String {
+    match interval {
+        Some((low, high)) => format!("{value:.2}x [{low:.2}, {high:.2}]"),
+        None => format!("{value:.2}x"),
+    }
+}
+
+/// A count with thousands separators, e.g. `4,096`.
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+fn lead_cell(line: &WorkloadLine, rival: Rival) -> String {
+    match line.lead(rival) {
+        Some(lead) => format!(
+            "{} over `{}`",
+            ratio(lead.ratio, lead.interval),
+            lead.rival_name
+        ),
+        None => "-".to_owned(),
+    }
+}
+
+/// The headline block, markers included.
+pub fn headline_block(dir: &Path) -> Result<String> {
+    let run = Run::read(dir)?;
+    let lines = lines_of(dir, &run)?;
+    let facts = &run.facts;
+    let mut text = format!(
+        "{HEADLINE_BEGIN}\nThe committed reference run: scale `{}`, seed `{:#x}`, {} interleaved repetitions of every \
+         timed pass, on {} ({}), measuring for {:.0} minutes. ns/op is the whole-pass median per insert, cancel or reschedule, \
+         advances included, with its 95% interval; a lead is the rival's time over the design's.\n\n\
+         | workload | fastest exact design | ns/op | lead over the best crate | lead over the best std baseline | \
+         fastest inexact: ns/op, most ticks late |\n|---|---|---|---|---|---|\n",
+        facts.scale,
+        facts.seed,
+        facts.repetitions,
+        if facts.cpu_model.is_empty() {
+            "an unnamed CPU"
+        } else {
+            &facts.cpu_model
+        },
+        facts.date_utc.get(..10).unwrap_or("undated"),
+        facts.wall_seconds / 60.0,
+    );
+    for line in &lines {
+        let design = if line.tied_with_next() {
+            let next = line
+                .lead(Rival::Exact)
+                .map(|l| l.rival_name.as_str())
+                .unwrap_or("?");
+            format!("`{}` (tied with `{next}`)", line.design)
+        } else {
+            format!("`{}`", line.design)
+        };
+        let inexact = match &line.inexact {
+            Some(inexact) => format!(
+                "`{}`: {}, {}",
+                inexact.name,
+                ns(inexact.ns),
+                inexact.late.map_or("-".to_owned(), thousands)
+            ),
+            None => "-".to_owned(),
+        };
+        text += &format!(
+            "| `{}` | {design} | {} | {} | {} | {inexact} |\n",
+            line.workload,
+            ns_with_interval(line.ns, line.interval),
+            lead_cell(line, Rival::Crate),
+            lead_cell(line, Rival::Baseline),
+        );
+    }
+    Ok(text + HEADLINE_END)
+}
+
+/// The findings block, markers included.
+pub fn findings_block(dir: &Path) -> Result<String> {
+    let run = Run::read(dir)?;
+    let lines = lines_of(dir, &run)?;
+    let findings = findings(&run, &lines);
+    let mut text = format!("{FINDINGS_BEGIN}\n");
+    for finding in findings.iter().take(MAX_FINDINGS) {
+        text += &format!("- {finding}\n");
+    }
+    Ok(text + FINDINGS_END)
+}
+
+/// The extreme (smallest, largest) of `items` by `key`.
+fn extremes<T, K: Fn(&T) -> f64>(items: &[T], key: K) -> Option<(&T, &T)> {
+    let low = items.iter().min_by(|a, b| key(a).total_cmp(&key(b)))?;
+    let high = items.iter().max_by(|a, b| key(a).total_cmp(&key(b)))?;
+    Some((low, high))
+}
+
+fn findings(run: &Run, lines: &[WorkloadLine]) -> Vec<String> {
+    let mut out = Vec::new();
+    let total = lines.len();
+
+    // Who wins most often among exact designs.
+    let mut wins: BTreeMap<&str, usize> = BTreeMap::new();
+    for line in lines {
+        *wins.entry(line.design.as_str()).or_default() += 1;
+    }
+    if let Some((leader, count)) = wins.iter().max_by_key(|(name, count)| (**count, *name)) {
+        let tied = lines
+            .iter()
+            .filter(|l| l.design == *leader && l.tied_with_next())
+            .count();
+        out.push(format!(
+            "**`{leader}` is the fastest exact design on {count} of {total} workloads**{}.",
+            if tied > 0 {
+                format!(", tied with the next exact design on {tied} of them")
+            } else {
+                ", ahead of the next exact design on every one of them".to_owned()
+            }
+        ));
+    }
+
+    // The leads over the best crate and the best baseline, as ranges.
+    for (rival, what) in [
+        (Rival::Crate, "the best crate driven through its own API"),
+        (Rival::Baseline, "the best standard-library baseline"),
+    ] {
+        let leads: Vec<&Lead> = lines.iter().filter_map(|l| l.lead(rival)).collect();
+        if let Some((low, high)) = extremes(&leads, |lead| lead.ratio) {
+            out.push(format!(
+                "Over {what}, the fastest exact design leads by {} on `{}` (over `{}`) to {} on `{}` (over `{}`).",
+                ratio(low.ratio, low.interval),
+                low.workload,
+                low.rival_name,
+                ratio(high.ratio, high.interval),
+                high.workload,
+                high.rival_name
+            ));
+        }
+    }
+
+    // Where giving up exactness buys time, and how much lateness it costs.
+    let faster: Vec<(&WorkloadLine, &Inexact)> = lines
+        .iter()
+        .filter_map(|l| l.inexact.as_ref().map(|i| (l, i)))
+        .filter(|(line, inexact)| inexact.ns < line.ns)
+        .collect();
+    if faster.is_empty() {
+        out.push(format!(
+            "No inexact design (one that fires late within a declared bound) beats the fastest exact one on any of \
+             the {total} workloads."
+        ));
+    } else {
+        let (line, inexact) = faster
+            .iter()
+            .max_by(|a, b| (a.0.ns / a.1.ns).total_cmp(&(b.0.ns / b.1.ns)))
+            .expect("not empty");
+        out.push(format!(
+            "An inexact design beats every exact one on {} of {total} workloads; the widest margin is `{}` on `{}`, \
+             {} against {} ns/op, firing up to {} ticks late.",
+            faster.len(),
+            inexact.name,
+            line.workload,
+            ns(inexact.ns),
+            ns(line.ns),
+            inexact.late.map_or("an unknown number of".to_owned(), thousands)
+        ));
+    }
+
+    // Growth with the pending population.
+    let scaling: Vec<&str> = SCALING_WORKLOADS
+        .iter()
+        .copied()
+        .filter(|w| lines.iter().any(|l| l.workload == *w))
+        .collect();
+    if let (Some(first), Some(last)) = (scaling.first(), scaling.last())
+        && first != last
+    {
+        let growth = |name: &str| {
+            let a = run.medians.get(&(name.to_owned(), (*first).to_owned()))?;
+            let b = run.medians.get(&(name.to_owned(), (*last).to_owned()))?;
+            Some(b / a)
+        };
+        let winner = &lines
+            .iter()
+            .find(|l| l.workload == *last)
+            .expect("listed")
+            .design;
+        let heap = "binary-heap";
+        if let (Some(w), Some(h)) = (growth(winner), growth(heap)) {
+            out.push(format!(
+                "From `{first}` to `{last}` (a thousand times the pending timers) `{winner}`'s cost per operation \
+                 grows {w:.2}x and `{heap}`'s {h:.2}x."
+            ));
+        }
+    }
+
+    // Empty ticks: the largest share of wasted visits per operation.
+    let wasted = run
+        .runs
+        .iter()
+        .filter(|row| row.status == "ok")
+        .filter(|row| run.algorithm(&row.algorithm).is_some_and(|a| !a.variant))
+        .filter_map(|row| {
+            let empty = row.empty_slot_visits?;
+            let ops = row.measured_ops.filter(|ops| *ops > 0)?;
+            Some((row, empty as f64 / ops as f64))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some((row, per_op)) = wasted
+        && per_op >= 1.0
+    {
+        let visits = row.slot_visits.unwrap_or(0);
+        let fastest = lines.iter().find(|l| l.workload == row.workload);
+        let wakeups = fastest
+            .and_then(|l| run.run_row(&l.design, &row.workload))
+            .and_then(|r| r.wakeups);
+        let mut sentence = format!(
+            "Empty ticks are real: on `{}`, `{}` visits {} slots, {} of them empty ({per_op:.0} per operation)",
+            row.workload,
+            row.algorithm,
+            thousands(visits),
+            thousands(row.empty_slot_visits.unwrap_or(0)),
+        );
+        if let (Some(line), Some(wakeups)) = (fastest, wakeups) {
+            sentence += &format!(
+                ", while `{}` wakes {} times",
+                line.design,
+                thousands(wakeups)
+            );
+        }
+        out.push(sentence + ".");
+    }
+
+    // What the contract costs the crates.
+    if let Some((low, high)) = extremes(&run.contract, |row| row.ratio) {
+        out.push(format!(
+            "Behind this suite's contract (stale-safe handles, batches in deadline order) a crate or baseline takes \
+             from {:.2}x its native time (`{}` on `{}`) to {:.2}x (`{}` on `{}`).",
+            low.ratio,
+            low.contract,
+            low.workload,
+            high.ratio,
+            high.contract,
+            high.workload
+        ));
+    }
+
+    // Memory per pending timer on the first workload.
+    if let Some(first) = lines.first() {
+        let rows: Vec<&RunRow> = run
+            .runs
+            .iter()
+            .filter(|r| r.workload == first.workload && r.status == "ok")
+            .filter(|r| run.algorithm(&r.algorithm).is_some_and(|a| !a.variant))
+            .filter(|r| {
+                r.bytes_per_pending
+                    .is_some_and(|b| b.is_finite() && b > 0.0)
+            })
+            .collect();
+        if let Some((low, high)) = extremes(&rows, |r| r.bytes_per_pending.unwrap_or(0.0)) {
+            out.push(format!(
+                "Memory at the peak of `{}`: from {:.0} bytes per pending timer (`{}`) to {:.0} (`{}`).",
+                first.workload,
+                low.bytes_per_pending.unwrap_or(0.0),
+                low.algorithm,
+                high.bytes_per_pending.unwrap_or(0.0),
+                high.algorithm
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_are_rounded_to_about_three_digits() {
+        assert_eq!(ns(7.304), "7.30");
+        assert_eq!(ns(28.14), "28.1");
+        assert_eq!(ns(125.2), "125");
+        assert_eq!(ratio(1.6234, Some((1.55, 1.7))), "1.62x [1.55, 1.70]");
+        assert_eq!(ratio(2.0, None), "2.00x");
+        assert_eq!(
+            ns_with_interval(28.14, Some((26.4, 28.3))),
+            "28.1 [26.4, 28.3]"
+        );
+    }
+
+    #[test]
+    fn counts_get_thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(4096), "4,096");
+        assert_eq!(thousands(10_000_000), "10,000,000");
+    }
+
+    #[test]
+    fn a_lead_whose_interval_reaches_one_is_a_tie() {
+        let lead = |interval| Lead {
+            workload: "w".into(),
+            rival: Rival::Exact,
+            rival_name: "next".into(),
+            row_ns: 1.0,
+            rival_ns: 1.1,
+            ratio: 1.1,
+            interval,
+        };
+        let mut line = WorkloadLine {
+            workload: "w".into(),
+            design: "d".into(),
+            ns: 1.0,
+            interval: None,
+            leads: vec![lead(Some((0.98, 1.2)))],
+            inexact: None,
+        };
+        assert!(line.tied_with_next());
+        line.leads = vec![lead(Some((1.01, 1.2)))];
+        assert!(!line.tied_with_next());
+        line.leads = vec![lead(None)];
+        assert!(!line.tied_with_next());
+    }
+}
