@@ -3,7 +3,7 @@
 //!
 //! # The source
 //!
-//! ratas (Juho Snellman, `github.com/jsnell/ratas`, read at commit `becd5fc`)
+//! ratas (Juho Snellman, `github.com/jsnell/ratas`, read at ratas commit becd5fc)
 //! ships a benchmark, `src/test/test_benchmark.cc`, that replays the timers of
 //! a network server: pairs of *units*, a client and a server, created evenly
 //! over the first second, each unit holding five timers.
