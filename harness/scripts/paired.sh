@@ -46,7 +46,7 @@ case $repeat in
 '' | *[!0-9]*) die "REPEAT='$repeat' is not a whole number of repetitions (e.g. REPEAT=150)" ;;
 esac
 if [ -n "$patch" ]; then
-    [ -f "$patch" ] || die "PATCH='$patch' is not a file; give a diff of one file under algorithms/src/, e.g. PATCH=algorithms/experiments/sweep-wheel-chunks.patch"
+    [ -f "$patch" ] || die "PATCH='$patch' is not a file; give a diff of one file under algorithms/src/, e.g. PATCH=docs/lab/patches/sweep-wheel-chunks.patch"
     patch=$(cd "$(dirname "$patch")" && pwd)/$(basename "$patch")
     changed=$(sed -n 's|^+++ b/||p' "$patch")
     count=$(printf '%s' "$changed" | grep -c . || true)
