@@ -15,8 +15,9 @@ use crate::driven::Driven;
 use crate::variant::{At, is_variant, row_name};
 use crate::{Algorithm, Family, Param, Sweep, TimerQueue};
 
-/// The payload type used by everything that walks the registry.
-pub type Payload = u64;
+/// The payload type used by everything that walks the registry (defined in the
+/// crate's root, re-exported here for the visitors' users).
+pub use crate::Payload;
 
 /// Something done once per registered algorithm.
 pub trait AlgorithmVisitor {

@@ -69,6 +69,7 @@ mod shape;
 mod spec;
 mod streams;
 mod trace;
+mod validate;
 
 use std::fmt;
 use std::str::FromStr;
@@ -79,8 +80,9 @@ pub use error::WorkloadError;
 pub use input::{MAX_SPEC_BYTES, MAX_TAPE_OPS, MAX_TRACE_LINE_BYTES};
 pub use ratas::{MAX_PAIRS, MIN_PAIRS, Ratas, TICKS_PER_SECOND as RATAS_TICKS_PER_SECOND};
 pub use shape::{Delays, Shape};
-pub use spec::{BOM, Cancel, Periodic, Rearm, Spec, check_name, decode_text, load_spec};
+pub use spec::{BOM, Cancel, Periodic, Rearm, Spec, check_name, decode_text};
 pub use trace::load_trace;
+pub use validate::load_spec;
 
 /// Virtual time in integer ticks; one tick is one millisecond by convention.
 pub type Tick = u64;

@@ -22,10 +22,11 @@
 //! to do, the common wakeup, is two compares inlined into the caller and saves
 //! no registers.
 
+use super::SweepWheel;
+use super::levels::ring_start;
 use super::levels::{BASE, level_of, slot_floor_mask, slot_start};
 use super::memory::empty_slot_vector;
-use super::ring::ring_start;
-use super::{NEAR_SLOTS, PREFETCH_AHEAD, RELEASE_MIN_TIMERS, RUN_MAX, SweepWheel};
+use super::params::{NEAR_SLOTS, PREFETCH_AHEAD, RELEASE_MIN_TIMERS, RUN_MAX};
 use crate::arena::Handle;
 use crate::{Expired, Tick};
 

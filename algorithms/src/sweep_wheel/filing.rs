@@ -23,7 +23,8 @@
 //! saving and restoring registers.
 
 use super::levels::far_slot;
-use super::{NEAR_SLOTS, SweepWheel, Timer};
+use super::params::NEAR_SLOTS;
+use super::{SweepWheel, Timer};
 use crate::Tick;
 use crate::arena::Handle;
 

@@ -15,7 +15,7 @@
 //! one compare bound the slot and its occupancy word. Each table has a `const
 //! fn` it is built from, and the tests check that the two agree.
 
-use super::{FAR_BITS, FAR_SLOTS, LEVELS, NEAR_BITS, NEAR_SLOTS};
+use super::params::{FAR_BITS, FAR_SLOTS, LEVELS, NEAR_BITS, NEAR_SLOTS};
 use crate::Tick;
 
 /// Slots of all levels together, numbered level by level: level 0's first,
@@ -190,6 +190,14 @@ pub(super) fn slot_start(time: Tick, level: usize, slot: usize) -> Tick {
     (time & ABOVE[level]) | ((slot as u64) << SHIFT[level])
 }
 
+/// The first tick after `elapsed` whose low [`NEAR_BITS`] bits are `slot`:
+/// the start of level 0's ring slot `slot` (see the invariants), which is
+/// never the clock's own slot.
+#[inline]
+pub(super) fn ring_start(elapsed: Tick, slot: usize) -> Tick {
+    elapsed + ((slot as u64).wrapping_sub(elapsed) & (NEAR_SLOTS as u64 - 1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,5 +256,15 @@ mod tests {
             assert_eq!(BASE_AT_BIT[bit], BASE[level]);
             assert_eq!(FLOOR_AT_BIT[bit], slot_floor_mask(level));
         }
+    }
+
+    #[test]
+    fn a_ring_slot_starts_at_the_next_tick_with_its_low_bits() {
+        assert_eq!(ring_start(0, 5), 5);
+        assert_eq!(ring_start(1_000, 1_001), 1_001);
+        assert_eq!(ring_start(5_000, 5_000 % 1_024 + 1), 5_001);
+        // Below the clock's slot: the next lap.
+        assert_eq!(ring_start(1_000, 3), 1_027);
+        assert_eq!(ring_start(1_023, 0), 1_024);
     }
 }

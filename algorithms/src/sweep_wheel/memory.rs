@@ -16,23 +16,25 @@
 //!   compare per slot taken.
 //! * **A wheel that empties gives everything back**
 //!   ([`SweepWheel::release`]): every slot vector, the overdue list, the run
-//!   and the arena, once the arena had at least [`RELEASE_MIN_TIMERS`](super::RELEASE_MIN_TIMERS)
+//!   and the arena, once the arena had at least `RELEASE_MIN_TIMERS`
 //!   entries. It is tested where an advance has just found no slot left to
 //!   take, so it costs a compare there and nothing elsewhere. The arena
 //!   remembers the newest generation it issued, so that no handle from before
-//!   can match a timer made after ([`Arena::release`](crate::arena::Arena::release)).
+//!   can match a timer made after
+//!   ([`Arena::release`](crate::arena::Arena::release)).
 //!
 //! What is left after a spike is the arena's entries while any timer of it is
 //! pending (their indices are scattered and in use), and after that the slot
 //! table itself: 1,600 vector headers and 576 slot minimums, 43,008 bytes.
 //!
-//! The other way round, `reserve` for at least [`NEAR_SLOTS`](super::NEAR_SLOTS) timers gives
-//! each empty ring slot room for [`RESERVE_RING_HANDLES`](super::RESERVE_RING_HANDLES) handles: the
+//! The other way round, `reserve` for at least `NEAR_SLOTS` timers gives
+//! each empty ring slot room for `RESERVE_RING_HANDLES` handles: the
 //! allocations a populated ring makes on its first lap anyway, made before
 //! the caller's work starts rather than one per slot as the clock first
 //! reaches it.
 
-use super::{KEEP_HANDLES, SHRINK_RATIO, SweepWheel};
+use super::SweepWheel;
+use super::params::{KEEP_HANDLES, SHRINK_RATIO};
 use crate::Tick;
 use crate::arena::Handle;
 
@@ -61,7 +63,7 @@ impl<P> SweepWheel<P> {
 
     /// Gives back the storage of a wheel with no slot occupied and nothing
     /// pending, once it had held at least
-    /// [`RELEASE_MIN_TIMERS`](super::RELEASE_MIN_TIMERS): every slot's vector,
+    /// `RELEASE_MIN_TIMERS`: every slot's vector,
     /// the overdue list's, and the arena's. O(slots + arena entries),
     /// paid once per emptying of a large wheel, and when nothing is pending,
     /// so that no timer can be late for it.

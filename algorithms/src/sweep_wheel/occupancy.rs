@@ -13,8 +13,8 @@
 //! a shift by a variable amount, which takes more instructions on x86-64
 //! without BMI2.
 
-use super::NEAR_SLOTS;
 use super::levels::SLOT_COUNT;
+use super::params::NEAR_SLOTS;
 
 /// Words of the occupancy bitmap: one bit per slot, in slot-number order, so
 /// that level 0 has [`NEAR_SLOTS`]` / 64` words and every higher level one.

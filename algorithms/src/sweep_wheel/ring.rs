@@ -1,11 +1,11 @@
-//! Level 0: a ring of [`NEAR_SLOTS`] one-tick slots that slides with the
-//! clock.
+//! Level 0: a ring of `NEAR_SLOTS` one-tick slots that slides with the clock,
+//! and the advance that takes one of its slots.
 //!
-//! A deadline less than [`NEAR_SLOTS`] ticks after the clock is filed in the
-//! ring slot of its low [`NEAR_BITS`](super::NEAR_BITS) bits, whatever the clock's position in
+//! A deadline less than `NEAR_SLOTS` ticks after the clock is filed in the
+//! ring slot of its low `NEAR_BITS` bits, whatever the clock's position in
 //! tokio's aligned windows, so it never cascades: the slots below the clock's
-//! own are the ring's next lap ([`ring_start`]). A ring slot spans one tick,
-//! so it keeps no minimum (its start is its deadline) and every current timer
+//! own are the ring's next lap (`ring_start` in `levels.rs`). A ring slot
+//! spans one tick, so it keeps no minimum (its start is its deadline) and every current timer
 //! in it is due at its start unless its deadline was pushed back.
 //!
 //! That is what lets [`SweepWheel::take_near`] be the general slot's sweep cut
@@ -16,18 +16,11 @@
 //! most advances take one ring slot holding one handle, so the fixed cost
 //! round the timers is most of their work.
 
+use super::SweepWheel;
 use super::advance::Swept;
 use super::memory::empty_slot_vector;
-use super::{NEAR_SLOTS, PREFETCH_AHEAD, SweepWheel};
+use super::params::PREFETCH_AHEAD;
 use crate::{Expired, Tick};
-
-/// The first tick after `elapsed` whose low [`NEAR_BITS`](super::NEAR_BITS) bits are `slot`:
-/// the start of level 0's ring slot `slot` (see the invariants), which is
-/// never the clock's own slot.
-#[inline]
-pub(super) fn ring_start(elapsed: Tick, slot: usize) -> Tick {
-    elapsed + ((slot as u64).wrapping_sub(elapsed) & (NEAR_SLOTS as u64 - 1))
-}
 
 impl<P> SweepWheel<P> {
     /// Takes level 0's slot `id`, which starts (and ends) at `start`: the
@@ -80,20 +73,5 @@ impl<P> SweepWheel<P> {
             refiled,
             sorted: true,
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_ring_slot_starts_at_the_next_tick_with_its_low_bits() {
-        assert_eq!(ring_start(0, 5), 5);
-        assert_eq!(ring_start(1_000, 1_001), 1_001);
-        assert_eq!(ring_start(5_000, 5_000 % 1_024 + 1), 5_001);
-        // Below the clock's slot: the next lap.
-        assert_eq!(ring_start(1_000, 3), 1_027);
-        assert_eq!(ring_start(1_023, 0), 1_024);
     }
 }

@@ -1,16 +1,15 @@
 //! The sorted run: a small higher slot taken whole and sorted once.
 //!
-//! When a slot of level 2 or above holding at most [`RUN_MAX`](super::RUN_MAX) handles is
+//! When a slot of level 2 or above holding at most `RUN_MAX` handles is
 //! taken and the run is empty, its timers that do not fire are not moved down
 //! into level 1 and the ring: they are sorted by deadline into one vector of
 //! `(deadline, handle)` pairs, latest first, and each later advance fires from
-//! its end ([`SweepWheel::take_run`]). Filing them below costs k moves and, on a
-//! wheel as sparse as `sparse` (thousands of timers hours apart), up to 64
-//! more slots taken one by one, each with its search and bookkeeping; the
-//! sort costs a pass or two over k entries. Level 1's slots are not taken into
-//! the run (they hold one or two timers there, and the ring costs no more),
-//! nor is a large slot, whose sort would grow as k log k where moving it grows
-//! as k.
+//! its end ([`SweepWheel::take_run`]). Filing them below costs k moves and, on
+//! a wheel as sparse as `sparse` (thousands of timers hours apart), up to 64
+//! more slots taken one by one, each with its search and bookkeeping; the sort
+//! costs a pass or two over k entries. Level 1's slots are not taken into the
+//! run (they hold one or two timers there, and the ring costs no more), nor is
+//! a large slot, whose sort would grow as k log k where moving it grows as k.
 //!
 //! The run is one more structure on the far side: `far_start` is the earlier
 //! of the earliest higher slot's start and the run's first deadline, so an

@@ -27,7 +27,8 @@
 //! [`SHORT_MAX`] timers does the same at once, so that a queue told of its
 //! population is a wheel from its first insert.
 
-use super::{SHORT_MAX, SweepWheel, Timer};
+use super::params::SHORT_MAX;
+use super::{SweepWheel, Timer};
 use crate::arena::Handle;
 use crate::{Expired, Tick};
 

@@ -3,8 +3,7 @@
 //! and the short list after each advance and checks the invariants of the
 //! module documentation.
 
-use super::levels::{BASE, level_of, slot_for, slot_id, slot_start};
-use super::ring::ring_start;
+use super::levels::{BASE, level_of, ring_start, slot_for, slot_id, slot_start};
 use super::*;
 use crate::arena::Handle;
 
