@@ -18,8 +18,8 @@ use crate::dist::open_unit;
 use crate::lifecycle::{Model, Next, Path, deadline_after, next_after_arm};
 use crate::spec::Spec;
 use crate::streams::{self, ARRIVAL_STREAMS, PERIODIC_STREAM, PREFILL_STREAMS, Streams};
+use crate::tape::{Op, Tape, Tick, TimedOp};
 use crate::validate::Plan;
-use crate::{Op, Tape, Tick, TimedOp};
 
 impl Spec {
     /// Generates the workload's operation tape for `seed`: the same spec and seed

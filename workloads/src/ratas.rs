@@ -57,7 +57,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::streams::{self, RATAS_STREAM};
-use crate::{Op, Tape, Tick, TimedOp};
+use crate::tape::{Op, Tape, Tick, TimedOp};
 
 /// Ticks in a second of the benchmark: its ticks are 20 µs.
 pub const TICKS_PER_SECOND: Tick = 50_000;

@@ -5,11 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Tick;
 use crate::dist::{Distribution, FieldError, check_real, check_ticks};
 use crate::error::WorkloadError;
 use crate::input::MAX_TAPE_OPS;
 use crate::ratas::{MAX_PAIRS, MIN_PAIRS, Ratas};
+use crate::tape::Tick;
 
 /// Ticks in a second at the project's convention of 1 ms a tick.
 const MS_TICKS_PER_SECOND: Tick = 1_000;
