@@ -24,7 +24,7 @@ NEW ?=
 # The git revision `make ab` judges this tree against, and how many rounds.
 REV ?= main
 ROUNDS ?= 6
-# `make paired`: a diff of one design's file (e.g. one in algorithms/experiments/),
+# `make paired`: a diff of one design's file (e.g. one in docs/lab/patches/),
 # the commit it applies to (default: its `Base:` line), the design's file for an
 # A/A check without a patch, the workloads and the repetitions.
 PATCH ?=
@@ -56,9 +56,9 @@ ab:
 	git worktree remove --force target/ab/tree
 	$(CARGO) run --release -p harness --bin timerbench -- ab --base-exe target/ab/target/release/timerbench --rounds $(ROUNDS) --scale $(SCALE) $(ARGS)
 
-## paired: did a change to one design help, judged in one process: PATCH applied to a copy of the design compiled as a second row, then to the original, each build's two rows run together (REPEAT, default 150, repetitions on WORKLOADS, default heavy-tail,scaling-1e4,kernel-timeouts) and paired by repetition with `timerbench paired`; without PATCH, an A/A check of an unchanged copy. E.g. `make paired PATCH=algorithms/experiments/sweep-wheel-chunks.patch` (two release builds of about 2 minutes, then about 15 s per workload and build).
+## paired: did a change to one design help, judged in one process: PATCH applied to a copy of the design compiled as a second row, then to the original, each build's two rows run together (REPEAT, default 150, repetitions on WORKLOADS, default heavy-tail,scaling-1e4,kernel-timeouts) and paired by repetition with `timerbench paired`; without PATCH, an A/A check of an unchanged copy. E.g. `make paired PATCH=docs/lab/patches/sweep-wheel-chunks.patch` (two release builds of about 2 minutes, then about 15 s per workload and build).
 paired:
-	PATCH='$(PATCH)' PATCH_BASE='$(PATCH_BASE)' FILE='$(FILE)' WORKLOADS='$(WORKLOADS)' REPEAT='$(REPEAT)' CARGO='$(CARGO)' sh algorithms/experiments/paired.sh
+	PATCH='$(PATCH)' PATCH_BASE='$(PATCH_BASE)' FILE='$(FILE)' WORKLOADS='$(WORKLOADS)' REPEAT='$(REPEAT)' CARGO='$(CARGO)' sh harness/scripts/paired.sh
 
 ## counts: instructions, simulated cache misses and simulated branch mispredictions per operation under Valgrind's callgrind, into $(OUT)/counts.csv (installs Debian's valgrind where it is missing and apt-get can; about 17 to 29 minutes at the default scale on the 2-core VM, 2 to 8 at SCALE=small).
 counts:

@@ -21,8 +21,8 @@
 //! timers that had just fired decided, a branch no predictor can learn.
 //! Under callgrind's branch simulator that branch was 72,021 of
 //! `sweep-wheel`'s 384,852 mispredicted branches on `heavy-tail`, where the
-//! queue grows by half while a third of the timers fire; see the
-//! `sweep-wheel` module for what it bought in time.
+//! queue grows by half while a third of the timers fire;
+//! `docs/lab/sweep-wheel.md` records what it bought in time.
 //!
 //! An empty arena can give its storage back ([`Arena::release`]). Handles
 //! issued before must stay stale after that, so the arena remembers one past

@@ -6,7 +6,7 @@
 //! index per timer, so that cancel removes the timer at once (swap with the last
 //! key, sift up or down) instead of leaving a tombstone. This is libevent's
 //! `min_heap` (checked against `minheap-internal.h` on libevent's master at
-//! `0c3e47a`, 2.2.1-alpha and later, June 2026: a flat array of event pointers,
+//! libevent commit 0c3e47a, 2.2.1-alpha and later, June 2026: a flat array of event pointers,
 //! each event keeping its `min_heap_idx`, erase by moving the last element into
 //! the hole and sifting it up or down), the JDK's `DelayedWorkQueue` under
 //! `setRemoveOnCancelPolicy(true)` (see `algorithms/SYSTEMS.md`), and what the

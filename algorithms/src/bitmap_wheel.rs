@@ -61,7 +61,7 @@
 //! whatever level its deadline now calls for, possibly the same level or a
 //! higher one; counted in `entries_examined_not_due`).
 //!
-//! Source: tokio 1.53.1 (commit `ea91b33ca57f`, `tokio/Cargo.toml` version
+//! Source: tokio 1.53.1 (tokio commit ea91b33ca57f, `tokio/Cargo.toml` version
 //! 1.53.1), `tokio/src/runtime/time/wheel/mod.rs` and `level.rs` (the `Wheel`
 //! of the runtime's time driver, also behind tokio-util's `DelayQueue`), which
 //! has 6 levels of 64 slots at 1 ms, and `tokio/src/runtime/time/entry.rs` and

@@ -73,8 +73,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::arena::{Arena, Handle};
 use crate::driven::{self, NOT_PENDING};
-use crate::registry::Payload;
-use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
+use crate::{Algorithm, Counters, Expired, Family, Payload, Tick, TimerQueue, check_deadline};
 
 /// The map's key: the deadline, then the insert's sequence number.
 type Key = (Tick, u64);

@@ -39,8 +39,7 @@
 //! does not keep deadlines, and `next_expiry()` may be any lower bound.
 
 use crate::arena::Handle;
-use crate::registry::Payload;
-use crate::{Counters, Expired, Tick, TimerQueue};
+use crate::{Counters, Expired, Payload, Tick, TimerQueue};
 
 /// A timer structure as a replay drives it. See the module documentation.
 pub trait Driven {

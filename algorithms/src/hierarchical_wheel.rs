@@ -23,8 +23,8 @@
 //! Source: Kafka's `server-common` package `org.apache.kafka.server.util.timer`
 //! (`TimingWheel`, `TimerTaskList`, `SystemTimer`), formerly `kafka.utils.timer`
 //! in core; the design is described in Confluent's "Apache Kafka, Purgatory, and
-//! Hierarchical Timing Wheels". Checked against Kafka's trunk at `1eb7644`
-//! (4.0.0-SNAPSHOT, October 2024): `TimingWheel.add` and `advanceClock`,
+//! Hierarchical Timing Wheels". Checked against Kafka commit 1eb7644
+//! (trunk, 4.0.0-SNAPSHOT, October 2024): `TimingWheel.add` and `advanceClock`,
 //! `TimerTaskList.setExpiration` and `SystemTimer.advanceClock`. Kafka's defaults
 //! are kept: a 1 ms tick and 20 buckets per level.
 //!

@@ -122,6 +122,12 @@ pub use arena::Handle;
 /// Virtual time in integer ticks; one tick is one millisecond by convention.
 pub type Tick = u64;
 
+/// The payload type of every row the registry lists and the harness drives
+/// (see [`registry`] and [`driven`]): a `u64` the caller chooses, such as a
+/// connection's index. Defined here rather than in `registry.rs` so that the
+/// designs with native rows, which the registry lists, need not import it.
+pub type Payload = u64;
+
 /// The largest deadline every algorithm must accept: 2^62 ticks, about
 /// 146 million years at 1 ms. The headroom below `u64::MAX` lets wheels add a
 /// span to a deadline without overflow.

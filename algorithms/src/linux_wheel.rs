@@ -31,8 +31,8 @@
 //!
 //! Source: the Linux kernel's `kernel/time/timer.c` (Thomas Gleixner's 2016
 //! rework, "timers: Switch to a non-cascading wheel"), read at v6.1.91 (a stored
-//! snapshot of the 6.1 stable tree as Android's common kernel carries it, commit
-//! `0010b838db9f`; its one vendor hook in `calc_index` does nothing in mainline
+//! snapshot of the 6.1 stable tree as Android's common kernel carries it,
+//! Android common kernel commit 0010b838db9f; its one vendor hook in `calc_index` does nothing in mainline
 //! and is ignored here) and checked against a later copy whose `__mod_timer`
 //! has the shutdown check that came with `timer_shutdown()` in 6.2: the
 //! functions below are the same in both. Read: the constants `LVL_CLK_SHIFT`,

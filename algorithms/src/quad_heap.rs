@@ -3,7 +3,7 @@
 //!
 //! # Source
 //!
-//! `src/runtime/time.go` of the Go repository, read at commit `2297c34c` (the
+//! `src/runtime/time.go` of the Go repository, read at Go commit 2297c34c (the
 //! Go 1.24 line: the timer code of Go 1.23's rewrite, with synctest's
 //! `syncGroup`, which Go 1.25 renamed to `bubble`): `(*timer).stop`,
 //! `(*timer).modify`, `(*timer).maybeAdd`, `(*timer).updateHeap`,

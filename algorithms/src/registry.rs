@@ -15,8 +15,9 @@ use crate::driven::Driven;
 use crate::variant::{At, is_variant, row_name};
 use crate::{Algorithm, Family, Param, Sweep, TimerQueue};
 
-/// The payload type used by everything that walks the registry.
-pub type Payload = u64;
+/// The payload type used by everything that walks the registry (defined in the
+/// crate's root, re-exported here for the visitors' users).
+pub use crate::Payload;
 
 /// Something done once per registered algorithm.
 pub trait AlgorithmVisitor {
@@ -165,17 +166,28 @@ pub struct AlgorithmInfo {
     pub variant: bool,
 }
 
+/// The modules of this crate that are folders (`a/mod.rs` rather than
+/// `a.rs`) and define an algorithm's type in their `mod.rs`: a design too
+/// large for one file keeps its type there and its parts beside it.
+const FOLDER_MODULES: &[&str] = &["sweep_wheel"];
+
 /// The source file of a type of this crate, relative to the workspace root,
 /// from its [`std::any::type_name`]: `algorithms::a::b::Type<P>` is
-/// `algorithms/src/a/b.rs`. Every algorithm lives in a file of its own module
-/// (one algorithm per file), so its type's module path names the file.
+/// `algorithms/src/a/b.rs`, or `algorithms/src/a/b/mod.rs` when `a::b` is one
+/// of the folder modules (`FOLDER_MODULES`). Every algorithm lives in a module of its own
+/// (one algorithm per module), so its type's module path names the file.
 pub fn source_file(type_name: &str) -> String {
     let path = type_name.split('<').next().unwrap_or(type_name);
     let mut segments: Vec<&str> = path.split("::").collect();
     segments.pop();
     match segments.split_first() {
         Some((krate, modules)) if !modules.is_empty() => {
-            format!("{krate}/src/{}.rs", modules.join("/"))
+            let module = modules.join("/");
+            if FOLDER_MODULES.contains(&modules.join("::").as_str()) {
+                format!("{krate}/src/{module}/mod.rs")
+            } else {
+                format!("{krate}/src/{module}.rs")
+            }
         }
         Some((krate, _)) => format!("{krate}/src/lib.rs"),
         None => String::new(),
@@ -237,7 +249,11 @@ mod tests {
     fn a_type_path_names_its_file() {
         assert_eq!(
             source_file("algorithms::sweep_wheel::SweepWheel<u64>"),
-            "algorithms/src/sweep_wheel.rs"
+            "algorithms/src/sweep_wheel/mod.rs"
+        );
+        assert_eq!(
+            source_file("algorithms::quad_heap::QuadHeap<u64>"),
+            "algorithms/src/quad_heap.rs"
         );
         assert_eq!(
             source_file("algorithms::adapters::nexus_timer::NexusTimerNative"),

@@ -16,8 +16,8 @@
 //!
 //! Varghese & Lauck, "Hashed and Hierarchical Timing Wheels" (SOSP 1987), scheme 6;
 //! Netty's `io.netty.util.HashedWheelTimer` (checked against 4.1.128.Final and
-//! 4.2.7.Final, and again for `netty-wheel` against the 4.2 branch at commit
-//! `0bb88a3`, November 2025: `newTimeout`, `transferTimeoutsToBuckets`,
+//! 4.2.7.Final, and again for `netty-wheel` against the 4.2 branch at Netty commit
+//! 0bb88a3, November 2025: `newTimeout`, `transferTimeoutsToBuckets`,
 //! `waitForNextTick`, `expireTimeouts`; defaults 512 slots of 100 ms; see
 //! `algorithms/SYSTEMS.md`), whose `HashedWheelTimeout` carries `remainingRounds` and whose
 //! `HashedWheelBucket` is an unsorted doubly-linked list. Dubbo ships a copy of it

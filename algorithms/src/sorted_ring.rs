@@ -1,6 +1,6 @@
 //! A fixed ring of at most [`CAPACITY`] `(deadline, handle)` entries kept in
-//! deadline order: `sweep-wheel`'s short list (see "A short list before the
-//! wheel" in [`crate::sweep_wheel`]).
+//! deadline order: `sweep-wheel`'s short list (see `short.rs` in
+//! [`crate::sweep_wheel`]).
 //!
 //! Why not `std::collections::VecDeque`: the deque's capacity is a run-time
 //! value, so each of its reads at an end and each push computes a wrapped

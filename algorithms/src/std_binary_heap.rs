@@ -97,8 +97,7 @@ use std::collections::BinaryHeap;
 
 use crate::arena::{Arena, Handle};
 use crate::driven::{self, NOT_PENDING};
-use crate::registry::Payload;
-use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
+use crate::{Algorithm, Counters, Expired, Family, Payload, Tick, TimerQueue, check_deadline};
 
 /// A `BinaryHeap` of `(deadline, handle)` with tombstones. See the module
 /// documentation.

@@ -29,7 +29,7 @@
 //! # Source, and what is kept
 //!
 //! Read against Apache ZooKeeper's `zookeeper-server/.../server/ExpiryQueue.java`
-//! (master, commit `0e5a074`, unchanged in substance since 3.5): `elemMap`
+//! (ZooKeeper commit 0e5a074 on master, unchanged in substance since 3.5): `elemMap`
 //! (element to expiration), `expiryMap` (expiration to a set of elements),
 //! `roundToNextInterval`, `update` with its "no change" fast path, `remove`
 //! (which leaves an emptied set in the map, "they'll eventually be removed when

@@ -1,6 +1,7 @@
-//! `algorithms/experiments/`: every kept diff still applies to the commit it
-//! names, so that `make paired` can make its figures again, and `paired.sh`
-//! refuses bad input with a message and exit code 2 before it builds anything.
+//! `docs/lab/patches/`: every kept diff still applies to the commit it names,
+//! so that `make paired` can make its figures again, and
+//! `harness/scripts/paired.sh` refuses bad input with a message and exit code
+//! 2 before it builds anything.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -13,14 +14,20 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-fn experiments() -> PathBuf {
-    root().join("algorithms").join("experiments")
+/// Where the kept diffs are.
+fn patch_dir() -> PathBuf {
+    root().join("docs").join("lab").join("patches")
+}
+
+/// The script `make paired` runs.
+fn paired_script() -> PathBuf {
+    root().join("harness").join("scripts").join("paired.sh")
 }
 
 /// The kept diffs, by path.
 fn patches() -> Vec<PathBuf> {
-    let mut patches: Vec<PathBuf> = std::fs::read_dir(experiments())
-        .expect("algorithms/experiments/ is readable")
+    let mut patches: Vec<PathBuf> = std::fs::read_dir(patch_dir())
+        .expect("docs/lab/patches/ is readable")
         .map(|entry| entry.expect("a directory entry").path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "patch"))
         .collect();
@@ -57,7 +64,7 @@ fn scratch(name: &str) -> Scratch {
 #[test]
 fn every_kept_diff_describes_itself_and_applies_to_its_base_commit() {
     let patches = patches();
-    assert!(!patches.is_empty(), "algorithms/experiments/ keeps no diff");
+    assert!(!patches.is_empty(), "docs/lab/patches/ keeps no diff");
     for patch in patches {
         let text = std::fs::read_to_string(&patch).expect("a readable diff");
         let shown = patch.display();
@@ -116,7 +123,7 @@ fn every_kept_diff_describes_itself_and_applies_to_its_base_commit() {
 fn paired(env: &[(&str, &str)]) -> Output {
     let mut command = Command::new("sh");
     command
-        .arg(experiments().join("paired.sh"))
+        .arg(paired_script())
         .current_dir(root())
         .env_remove("PATCH")
         .env_remove("PATCH_BASE")

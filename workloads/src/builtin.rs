@@ -16,7 +16,8 @@
 //! The scaling sweep has N = 10^3 to 10^5 at `small`, to 10^6 at `default` and
 //! to 10^7 at `large`.
 
-use crate::{Scale, Spec};
+use crate::scale::Scale;
+use crate::spec::Spec;
 
 /// What a scale multiplies. See the module documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -17,7 +17,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::math::{exp, ln};
-use crate::{MAX_TIME, Tick};
+use crate::tape::{MAX_TIME, Tick};
 
 /// The most parts a mixture may have; more would only hide a mistake.
 const MAX_PARTS: usize = 64;

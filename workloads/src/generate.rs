@@ -16,9 +16,31 @@ use rand::Rng;
 
 use crate::dist::open_unit;
 use crate::lifecycle::{Model, Next, Path, deadline_after, next_after_arm};
-use crate::spec::{Plan, Spec};
+use crate::spec::Spec;
 use crate::streams::{self, ARRIVAL_STREAMS, PERIODIC_STREAM, PREFILL_STREAMS, Streams};
-use crate::{Op, Tape, Tick, TimedOp};
+use crate::tape::{Op, Tape, Tick, TimedOp};
+use crate::validate::Plan;
+
+impl Spec {
+    /// Generates the workload's operation tape for `seed`: the same spec and seed
+    /// give the same tape on every platform. See the crate documentation.
+    ///
+    /// # Panics
+    ///
+    /// If the spec does not validate. Specs from [`Spec::from_toml`] and
+    /// [`builtins`](crate::builtins) always do; call [`Spec::validate`] first
+    /// for a spec built or changed in code.
+    pub fn generate(&self, seed: u64) -> Tape {
+        let plan = match self.plan_in(&self.origin()) {
+            Ok(plan) => plan,
+            Err(error) => panic!("Spec::generate needs a valid spec: {error}"),
+        };
+        match &self.ratas {
+            Some(ratas) => crate::ratas::generate(&self.name, ratas, self.duration, seed),
+            None => generate(self, &plan, seed),
+        }
+    }
+}
 
 /// Something due at a tick of the measured phase.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -79,7 +79,7 @@ use crate::dist::{Distribution, pick};
 use crate::math::ln;
 use crate::spec::Spec;
 use crate::streams::{self, Streams};
-use crate::{MAX_TIME, Tick};
+use crate::tape::{MAX_TIME, Tick};
 
 /// Below this fraction of kept proposals the prefill would need more than 100
 /// proposals per timer (minutes for a million timers), so the spec is refused.

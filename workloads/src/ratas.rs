@@ -3,7 +3,7 @@
 //!
 //! # The source
 //!
-//! ratas (Juho Snellman, `github.com/jsnell/ratas`, read at commit `becd5fc`)
+//! ratas (Juho Snellman, `github.com/jsnell/ratas`, read at ratas commit becd5fc)
 //! ships a benchmark, `src/test/test_benchmark.cc`, that replays the timers of
 //! a network server: pairs of *units*, a client and a server, created evenly
 //! over the first second, each unit holding five timers.
@@ -57,7 +57,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::streams::{self, RATAS_STREAM};
-use crate::{Op, Tape, Tick, TimedOp};
+use crate::tape::{Op, Tape, Tick, TimedOp};
 
 /// Ticks in a second of the benchmark: its ticks are 20 µs.
 pub const TICKS_PER_SECOND: Tick = 50_000;

@@ -9,7 +9,8 @@
 //! specs, so that the test can reuse the tapes the other tests generate.
 
 use crate::shape::Shape;
-use crate::{Spec, Tick};
+use crate::spec::Spec;
+use crate::tape::Tick;
 
 /// The line that opens the generated block in `workloads/README.md`.
 pub const BEGIN_MARKER: &str = "<!-- builtins: generated from specs/*.toml and their tapes by `make docs`; edit the specs, not these tables -->";

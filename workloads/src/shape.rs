@@ -17,7 +17,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::{Op, Tape, Tick};
+use crate::tape::{Op, Tape, Tick};
 
 /// What a tape does, in counts and delays. See the module documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,7 +230,7 @@ impl Pending {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::TimedOp;
+    use crate::tape::TimedOp;
 
     fn op(at: Tick, op: Op) -> TimedOp {
         TimedOp { at, op }

@@ -39,7 +39,8 @@ use std::path::{Path, PathBuf};
 
 use crate::error::WorkloadError;
 use crate::input::{MAX_TAPE_OPS, MAX_TRACE_LINE_BYTES, open_regular};
-use crate::{MAX_TIME, Op, Tape, Tick, TimedOp};
+use crate::spec::{BOM, check_name};
+use crate::tape::{MAX_TIME, Op, Tape, Tick, TimedOp};
 
 /// The header every trace starts with.
 const HEADER: [&str; 4] = ["at", "op", "timer", "deadline"];
@@ -58,7 +59,7 @@ pub fn load_trace(path: &Path) -> Result<Tape, WorkloadError> {
     );
     // A trace is named by its file, and the name goes where a spec's does
     // (CSV cells, chart file names), so it is held to the same rule.
-    if let Err(problem) = crate::check_name(&name) {
+    if let Err(problem) = check_name(&name) {
         return Err(WorkloadError::InvalidTrace {
             path: path.to_owned(),
             line: 0,
@@ -119,9 +120,7 @@ pub(crate) fn parse_trace(
         let content = content.strip_suffix(b"\r").unwrap_or(content);
         // A byte-order mark (which some editors write) is not part of the header.
         let content = if line == 1 {
-            content
-                .strip_prefix(crate::BOM.as_bytes())
-                .unwrap_or(content)
+            content.strip_prefix(BOM.as_bytes()).unwrap_or(content)
         } else {
             content
         };

@@ -109,8 +109,7 @@ use hierarchical_hash_wheel_timer::wheels::cancellable::{
 use super::{Taken, Timers, begin_advance};
 use crate::arena::Handle;
 use crate::driven;
-use crate::registry::Payload;
-use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
+use crate::{Algorithm, Counters, Expired, Family, Payload, Tick, TimerQueue, check_deadline};
 
 /// The longest delay the adapter hands the crate: one top-level byte (2^24
 /// ticks) short of its `u32` cycle, so that no absolute time wraps into the top

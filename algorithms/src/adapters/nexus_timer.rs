@@ -108,8 +108,7 @@ use nexus_timer::{TimerHandle, Wheel, WheelBuilder};
 use super::{Armed, Taken, Timers, begin_advance};
 use crate::arena::Handle;
 use crate::driven;
-use crate::registry::Payload;
-use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
+use crate::{Algorithm, Counters, Expired, Family, Payload, Tick, TimerQueue, check_deadline};
 
 /// Deadlines from here on (2^43 ms, about 278 years) are kept in the adapter's
 /// far map: below it the crate's tick conversion is exact (see the module doc).

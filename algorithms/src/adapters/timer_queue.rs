@@ -96,8 +96,7 @@ use timer_queue::Timer;
 use super::{Armed, Taken, Timers, begin_advance};
 use crate::arena::Handle;
 use crate::driven;
-use crate::registry::Payload;
-use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
+use crate::{Algorithm, Counters, Expired, Family, Payload, Tick, TimerQueue, check_deadline};
 
 /// `timer-queue`'s `TimerQueue` behind the contract. See the module
 /// documentation.

@@ -155,8 +155,7 @@ use tokio_util::time::delay_queue::Key;
 use super::{Armed, Taken, Timers, begin_advance};
 use crate::arena::Handle;
 use crate::driven;
-use crate::registry::Payload;
-use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
+use crate::{Algorithm, Counters, Expired, Family, Payload, Tick, TimerQueue, check_deadline};
 
 /// The farthest a deadline may lie past the queue's wheel's elapsed time:
 /// tokio's `MAX_DURATION`, 6 levels of 64 slots at 1 ms, `2^36 - 1` ms.

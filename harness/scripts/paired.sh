@@ -11,7 +11,9 @@
 #              FILE`, text before the first `diff --git` line ignored); empty:
 #              an A/A check, the copy unchanged
 #   PATCH_BASE the commit to build (default: the patch's `Base:` line, else HEAD)
-#   FILE       the design's file when PATCH is empty (default sweep_wheel.rs)
+#   FILE       the design's file when PATCH is empty (default
+#              algorithms/src/sweep_wheel/mod.rs); a file inside a design's
+#              folder stands for the whole folder, which is what is copied
 #   WORKLOADS  built-in workloads, comma-separated
 #   REPEAT     repetitions of each row's pass (default 150)
 #
@@ -36,7 +38,7 @@ work=$root/target/paired
 cargo=${CARGO:-cargo}
 patch=${PATCH:-}
 rev=${PATCH_BASE:-}
-file=${FILE:-algorithms/src/sweep_wheel.rs}
+file=${FILE:-algorithms/src/sweep_wheel/mod.rs}
 workloads=${WORKLOADS:-heavy-tail,scaling-1e4,kernel-timeouts}
 repeat=${REPEAT:-150}
 
@@ -44,7 +46,7 @@ case $repeat in
 '' | *[!0-9]*) die "REPEAT='$repeat' is not a whole number of repetitions (e.g. REPEAT=150)" ;;
 esac
 if [ -n "$patch" ]; then
-    [ -f "$patch" ] || die "PATCH='$patch' is not a file; give a diff of one file under algorithms/src/, e.g. PATCH=algorithms/experiments/sweep-wheel-chunks.patch"
+    [ -f "$patch" ] || die "PATCH='$patch' is not a file; give a diff of one file under algorithms/src/, e.g. PATCH=docs/lab/patches/sweep-wheel-chunks.patch"
     patch=$(cd "$(dirname "$patch")" && pwd)/$(basename "$patch")
     changed=$(sed -n 's|^+++ b/||p' "$patch")
     count=$(printf '%s' "$changed" | grep -c . || true)
@@ -57,14 +59,29 @@ fi
 rev=${rev:-HEAD}
 case $file in
 algorithms/src/*.rs) ;;
-*) die "FILE='$file' is not a design's file under algorithms/src/ (e.g. algorithms/src/sweep_wheel.rs)" ;;
+*) die "FILE='$file' is not a design's file under algorithms/src/ (e.g. algorithms/src/sweep_wheel/mod.rs)" ;;
 esac
 commit=$(git rev-parse --verify --quiet "$rev^{commit}") || die "PATCH_BASE='$rev' is not a commit of this repository"
-source=$(git show "$commit:$file" 2>/dev/null) || die "$file does not exist at $rev"
-name=$(printf '%s\n' "$source" | sed -n "s/^ *const NAME: &'static str = \"\([^\"]*\)\";.*/\1/p")
-[ -n "$name" ] || die "$file at $rev declares no 'const NAME: &'static str = \"...\";'"
-module=$(basename "$file" .rs)
-copy=algorithms/src/${module}_x.rs
+git cat-file -e "$commit:$file" 2>/dev/null || die "$file does not exist at $rev"
+# The design's unit: its file (algorithms/src/<module>.rs), or its folder
+# (algorithms/src/<module>/) when the file lies in one; the copy is the same
+# unit under <module>_x.
+rest=${file#algorithms/src/}
+case $rest in
+*/*)
+    module=${rest%%/*}
+    unit=algorithms/src/$module
+    copy=algorithms/src/${module}_x
+    ;;
+*)
+    module=$(basename "$file" .rs)
+    unit=$file
+    copy=algorithms/src/${module}_x.rs
+    ;;
+esac
+name=$(git grep -h "const NAME: &'static str = " "$commit" -- "$unit" 2>/dev/null |
+    sed -n "s/^ *const NAME: &'static str = \"\([^\"]*\)\";.*/\1/p" | head -n 1)
+[ -n "$name" ] || die "$unit at $rev declares no 'const NAME: &'static str = \"...\";'"
 
 # Builds, in a worktree of $commit, a binary with the design as row $name and
 # its copy as row $name-x; with `copy` or `original`, that side carries the
@@ -80,19 +97,21 @@ build() {
         cd "$tree"
         case $carrier in
         copy)
-            cp "$file" "$file.unchanged"
+            cp -R "$unit" "$unit.unchanged"
             git apply "$patch" || die "$patch does not apply to $file at $rev (set PATCH_BASE to the commit it was made at)"
-            mv "$file" "$copy"
-            mv "$file.unchanged" "$file"
+            mv "$unit" "$copy"
+            mv "$unit.unchanged" "$unit"
             ;;
         original)
-            cp "$file" "$copy"
+            cp -R "$unit" "$copy"
             git apply "$patch" || die "$patch does not apply to $file at $rev (set PATCH_BASE to the commit it was made at)"
             ;;
-        none) cp "$file" "$copy" ;;
+        none) cp -R "$unit" "$copy" ;;
         esac
-        sed -i "s/const NAME: &'static str = \"$name\";/const NAME: \&'static str = \"$name-x\";/" "$copy"
-        grep -q "const NAME: &'static str = \"$name-x\";" "$copy" || die "could not rename the copy's NAME in $copy"
+        named=$(grep -rl "const NAME: &'static str = \"$name\";" "$copy" | head -n 1)
+        [ -n "$named" ] || die "could not find the copy's NAME in $copy"
+        sed -i "s/const NAME: &'static str = \"$name\";/const NAME: \&'static str = \"$name-x\";/" "$named"
+        grep -q "const NAME: &'static str = \"$name-x\";" "$named" || die "could not rename the copy's NAME in $named"
         sed -i "s/^pub mod $module;/pub mod $module;\npub mod ${module}_x;/" algorithms/src/lib.rs
         grep -q "^pub mod ${module}_x;" algorithms/src/lib.rs || die "algorithms/src/lib.rs has no 'pub mod $module;' line to add the copy beside"
         lines=$(grep -c "visitor.visit::<crate::$module::" algorithms/src/registry.rs || true)
