@@ -23,6 +23,8 @@ pub mod clock;
 pub mod compare;
 pub mod counts;
 pub mod docs;
+#[cfg(test)]
+mod fixture;
 pub mod lead;
 pub mod memory;
 pub mod metadata;
@@ -31,6 +33,7 @@ pub mod paired;
 pub mod passes;
 pub mod plain;
 pub mod plan;
+pub mod recorded;
 pub mod replay;
 pub mod select;
 pub mod stats;

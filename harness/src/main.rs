@@ -542,7 +542,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     check_memory(&selection, args.max_memory_gib)?;
     let cells = (selection.algorithms.len() * selection.workloads.len()) as u64;
     let repeat = u64::from(args.repeat);
-    let targets = [&output::RUN_FILES[..], &output::RUN_STALE_FILES[..]].concat();
+    let targets = [&schema::RUN_FILES[..], &schema::RUN_STALE_FILES[..]].concat();
     let notes = output::prepare_output(&output::Destination {
         dir: &args.out,
         targets: &targets,
@@ -1126,7 +1126,7 @@ fn counts(args: CountsArgs) -> Result<(), Failure> {
     let cells = (selection.algorithms.len() * selection.workloads.len()) as u64;
     let notes = output::prepare_output(&output::Destination {
         dir: &args.out,
-        targets: &output::COUNTS_FILES,
+        targets: &schema::COUNTS_FILES,
         writer: "timerbench counts",
         estimate: output::estimated_counts_bytes(cells),
         how: format!(
@@ -1185,7 +1185,7 @@ fn count_cells(
     valgrind: &std::path::Path,
     exe: &std::path::Path,
     limit: Option<usize>,
-) -> Result<Vec<counts::CountRow>, Failure> {
+) -> Result<Vec<schema::CountRow>, Failure> {
     let mut jobs = Vec::new();
     for (index, source) in selection.workloads.iter().enumerate() {
         let (tape, scale_name) = source.tape(args.chosen.seed);
@@ -1257,7 +1257,7 @@ fn count_cells(
 }
 
 /// Per (algorithm, workload), what `counts.csv` says of the whole counted region.
-fn print_counts(rows: &[counts::CountRow]) {
+fn print_counts(rows: &[schema::CountRow]) {
     println!(
         "Per measured operation, under callgrind (the whole counted region: queue calls, next_expiry, replay loop)"
     );
