@@ -36,6 +36,7 @@ use schema::{
     ComparisonRow, Metadata, OPERATION_ALL, RunFiles, RunRow, SCHEMA_VERSION, ThroughputRow,
 };
 
+use crate::failure::Failure;
 use crate::recorded::whole_pass_times;
 use crate::replay::{mix, name_hash};
 use crate::stats;
@@ -496,6 +497,129 @@ fn describe_builds(b: &Metadata, n: &Metadata, comparison: &mut Comparison) {
             ));
         }
     }
+}
+
+/// `timerbench agreement`: how many cells of NEW agree with BASE.
+pub fn agreement_command(base: &Path, new: &Path) -> Result<(), Failure> {
+    let cells = agreement(base, new).map_err(Failure::Input)?;
+    let agreeing = cells.iter().filter(|c| c.agrees).count();
+    for cell in cells.iter().filter(|c| !c.agrees) {
+        let (median, low, high) = cell.base;
+        println!(
+            "differs: {} on {}: {:.1} [{:.1}, {:.1}] then {:.1} ({:+.1}%)",
+            cell.algorithm,
+            cell.workload,
+            median,
+            low,
+            high,
+            cell.new,
+            (cell.new / median - 1.0) * 100.0
+        );
+    }
+    println!(
+        "{agreeing} of {} cells agree ({:.1}%): the second run's median inside the first run's interval or within 10% of its median",
+        cells.len(),
+        100.0 * agreeing as f64 / cells.len().max(1) as f64
+    );
+    Ok(())
+}
+
+/// `timerbench compare`'s flags.
+pub struct CompareOptions {
+    /// The noise band, a fraction.
+    pub noise: f64,
+    /// Print only the cells that changed.
+    pub changes_only: bool,
+    /// Divide every ratio by the median cell's.
+    pub normalise: bool,
+    /// Also write NEW/comparison.csv.
+    pub save: bool,
+}
+
+/// `timerbench compare`: NEW against BASE, cell by cell, with verdicts.
+pub fn compare_command(base: &Path, new: &Path, options: CompareOptions) -> Result<(), Failure> {
+    let CompareOptions {
+        noise,
+        changes_only,
+        normalise,
+        save,
+    } = options;
+    use std::fmt::Write as _;
+    use std::io::Write as _;
+    let comparison = compare(base, new, noise, normalise).map_err(Failure::Input)?;
+    let mut text = format!(
+        "{} against {}: NEW's median over BASE's (below 1: NEW is faster), 95% bootstrap interval; noise band ±{:.0}%\n",
+        new.display(),
+        base.display(),
+        noise * 100.0
+    );
+    for note in &comparison.notes {
+        let _ = writeln!(text, "note: {note}");
+    }
+    for warning in &comparison.warnings {
+        let _ = writeln!(text, "warning: {warning}");
+    }
+    let _ = writeln!(
+        text,
+        "\n{:<14} {:<26} {:>10} {:>10} {:>7}  {:<16} verdict",
+        "workload", "algorithm", "base ns", "new ns", "ratio", "interval"
+    );
+    for change in &comparison.changes {
+        if changes_only && !matches!(change.verdict, Verdict::Faster | Verdict::Slower) {
+            continue;
+        }
+        let interval = change.interval.map_or_else(
+            || "-".to_owned(),
+            |(low, high)| format!("[{low:.2}, {high:.2}]"),
+        );
+        let _ = writeln!(
+            text,
+            "{:<14} {:<26} {:>10.1} {:>10.1} {:>6.2}x  {:<16} {}",
+            change.workload,
+            change.algorithm,
+            change.base_ns,
+            change.new_ns,
+            change.ratio,
+            interval,
+            change.verdict.label()
+        );
+    }
+    let _ = writeln!(
+        text,
+        "\n{} cells: {} faster, {} slower, {} no significant change, {} with too few repetitions",
+        comparison.changes.len(),
+        comparison.count(Verdict::Faster),
+        comparison.count(Verdict::Slower),
+        comparison.count(Verdict::NoChange),
+        comparison.count(Verdict::TooFewRepetitions)
+    );
+    for (side, cells) in [
+        ("BASE", &comparison.only_base),
+        ("NEW", &comparison.only_new),
+    ] {
+        if !cells.is_empty() {
+            let _ = writeln!(
+                text,
+                "measured in {side} only ({}): {}",
+                cells.len(),
+                cells.join(", ")
+            );
+        }
+    }
+    if save {
+        let swapped = crate::output::write_comparison(new, &comparison.rows(base, noise))
+            .map_err(Failure::Run)?;
+        for path in swapped.written {
+            let _ = writeln!(
+                text,
+                "wrote {} (`make report OUT={}` draws it)",
+                path.display(),
+                new.display()
+            );
+        }
+    }
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(())
 }
 
 #[cfg(test)]

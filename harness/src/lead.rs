@@ -18,6 +18,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use schema::{AlgorithmEntry, RunFiles};
 
+use crate::failure::Failure;
 use crate::recorded::whole_pass_times;
 use crate::replay::{mix, name_hash};
 use crate::stats;
@@ -129,6 +130,42 @@ pub fn leads(dir: &Path, row: &str) -> Result<Vec<Lead>> {
         }
     }
     Ok(leads)
+}
+
+/// `timerbench lead`: one algorithm against its rivals in a recorded run.
+pub fn lead_command(results: &Path, row: &str) -> Result<(), Failure> {
+    use std::fmt::Write as _;
+    use std::io::Write as _;
+    let leads = leads(results, row).map_err(Failure::Input)?;
+    // Written whole and then printed once: a reader that closes the pipe early
+    // (`| head`) ends the output, not the program with a panic.
+    let mut text = format!(
+        "{row}'s lead in {}: the rival's median over {row}'s (above 1: {row} is faster), 95% bootstrap interval\n",
+        results.display()
+    );
+    let _ = writeln!(
+        text,
+        "{:<14} {:>9}  {:<20} {:<26} {:>9} {:>7}  interval",
+        "workload", "ns", "rival", "name", "ns", "lead"
+    );
+    for lead in &leads {
+        let interval = lead.interval.map_or_else(
+            || "-".to_owned(),
+            |(low, high)| format!("[{low:.2}, {high:.2}]"),
+        );
+        let _ = writeln!(
+            text,
+            "{:<14} {:>9.1}  {:<20} {:<26} {:>9.1} {:>6.2}x  {interval}",
+            lead.workload,
+            lead.row_ns,
+            lead.rival.label(),
+            lead.rival_name,
+            lead.rival_ns,
+            lead.ratio
+        );
+    }
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(())
 }
 
 #[cfg(test)]

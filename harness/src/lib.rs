@@ -19,13 +19,17 @@
 pub mod ab;
 pub mod alloc;
 pub mod bench;
+pub mod cli;
 pub mod clock;
 pub mod compare;
 pub mod counts;
+pub mod counts_command;
 pub mod docs;
+pub mod failure;
 #[cfg(test)]
 mod fixture;
 pub mod lead;
+pub mod list;
 pub mod memory;
 pub mod metadata;
 pub mod output;
@@ -35,6 +39,7 @@ pub mod plain;
 pub mod plan;
 pub mod recorded;
 pub mod replay;
+pub mod run;
 pub mod select;
 pub mod stats;
 pub mod summary;

@@ -36,7 +36,8 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use crate::ab::Cell;
+use crate::ab::{Cell, verdict_table};
+use crate::failure::Failure;
 use crate::recorded::for_each_whole_pass;
 
 /// Per workload of the run recorded in `dir` (in the run's order) that both
@@ -235,6 +236,41 @@ pub fn orientations_table(rows: &[Oriented]) -> String {
         100.0 * (DISAGREE_FACTOR - 1.0)
     );
     text
+}
+
+/// `timerbench paired`: two rows of one run, paired by repetition.
+pub fn paired_command(
+    results: &Path,
+    base: &str,
+    new: &str,
+    swapped: Option<&Path>,
+) -> Result<(), Failure> {
+    use std::io::Write as _;
+    let table = |results: &Path, base: &str, new: &str| {
+        let cells = paired(results, base, new).map_err(Failure::Input)?;
+        let text = format!(
+            "{new} against {base} in {}, paired by repetition: ns per operation, median over \
+             the repetitions; ratio: median of the paired ratios, {new}'s over {base}'s\n{}",
+            results.display(),
+            verdict_table(&cells, "new")
+        );
+        Ok::<_, Failure>((cells, text))
+    };
+    // Written whole and then printed once, as `lead` does.
+    let (first, mut text) = table(results, base, new)?;
+    if let Some(other) = swapped {
+        let (second, second_text) = table(other, new, base)?;
+        let rows = both_orientations(&first, &second);
+        text += &format!(
+            "{second_text}both orientations, each the changed row's time over the unchanged \
+             one's: first {new} over {base} in {}, second {base} over {new} in {}\n{}",
+            results.display(),
+            other.display(),
+            orientations_table(&rows)
+        );
+    }
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(())
 }
 
 #[cfg(test)]

@@ -412,6 +412,13 @@ pub fn name_hash(name: &str) -> u64 {
     })
 }
 
+/// The seed of a workload's plan (and of its bootstrap resamples): the run's
+/// seed mixed with the hash of the workload's name, so each workload has its
+/// own.
+pub fn workload_seed(seed: u64, workload: &str) -> u64 {
+    mix(seed ^ mix(name_hash(workload)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
