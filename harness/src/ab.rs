@@ -23,8 +23,12 @@
 //! table is what every commit since it was added prints. A line that does not
 //! read as that table is an error that names the line.
 
+use std::path::{Path, PathBuf};
+
 use anyhow::{Context, Result, bail};
 
+use crate::failure::Failure;
+use crate::plain::CrosscheckConfig;
 use crate::stats;
 
 /// The rounds `ab` runs by default: six pairs give the min-to-max interval of
@@ -274,6 +278,95 @@ pub fn pair_rounds(rounds: &[(Vec<Row>, Vec<Row>)]) -> Result<Vec<Cell>> {
         }
     }
     Ok(cells)
+}
+
+/// What `timerbench ab` was asked to judge.
+pub struct AbConfig {
+    /// The `timerbench` executable of the build to judge against.
+    pub base_exe: PathBuf,
+    /// Rounds: each runs crosscheck once from each build.
+    pub rounds: u32,
+    /// What each crosscheck checks.
+    pub crosscheck: CrosscheckConfig,
+}
+
+/// `timerbench ab`: crosscheck from the base build and from this one in turn,
+/// the rounds paired cell by cell (see the module's documentation).
+pub fn ab(config: &AbConfig) -> Result<(), Failure> {
+    let check = &config.crosscheck;
+    // Refuse a selection this build does not know before starting either
+    // build, with the same words crosscheck would use.
+    check.resolve()?;
+    if !config.base_exe.is_file() {
+        return Err(Failure::Input(anyhow::anyhow!(
+            "--base-exe {}: no such file; give the timerbench executable of the build to judge              against (`make ab REV=main` builds one from a git revision)",
+            config.base_exe.display()
+        )));
+    }
+    let this_exe = std::env::current_exe()
+        .map_err(|error| Failure::Run(anyhow::anyhow!("cannot find this executable: {error}")))?;
+    let mut crosscheck_args = vec![
+        "crosscheck".to_owned(),
+        format!("--scale={}", check.scale),
+        format!("--seed={}", check.seed),
+        format!("--repeat={}", check.repeat),
+    ];
+    if !check.algorithms.is_empty() {
+        crosscheck_args.push(format!("--algorithms={}", check.algorithms.join(",")));
+    }
+    if !check.workloads.is_empty() {
+        crosscheck_args.push(format!("--workloads={}", check.workloads.join(",")));
+    }
+    let run_side = |exe: &Path, side: &str| -> Result<Vec<Row>, Failure> {
+        let output = std::process::Command::new(exe)
+            .args(&crosscheck_args)
+            .output()
+            .map_err(|error| {
+                Failure::Run(anyhow::anyhow!(
+                    "cannot start {side} ({}): {error}",
+                    exe.display()
+                ))
+            })?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let tail: Vec<&str> = stderr.lines().rev().take(6).collect();
+            return Err(Failure::Run(anyhow::anyhow!(
+                "{side} ({}) failed ({}); the last lines it printed:\n{}",
+                exe.display(),
+                output.status,
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            )));
+        }
+        parse_crosscheck(&String::from_utf8_lossy(&output.stdout))
+            .map_err(|error| {
+                error.context(format!("reading what {side} ({}) printed", exe.display()))
+            })
+            .map_err(Failure::Run)
+    };
+    let mut rounds = Vec::new();
+    for round in 0..config.rounds {
+        eprintln!("timerbench ab: round {} of {}", round + 1, config.rounds);
+        // Alternate which build goes first, so that a drift within a round
+        // falls on both alike.
+        let (base, new) = if round % 2 == 0 {
+            let base = run_side(&config.base_exe, "the base")?;
+            (base, run_side(&this_exe, "this build")?)
+        } else {
+            let new = run_side(&this_exe, "this build")?;
+            (run_side(&config.base_exe, "the base")?, new)
+        };
+        rounds.push((base, new));
+    }
+    let cells = pair_rounds(&rounds).map_err(Failure::Run)?;
+    println!(
+        "This build against {} ({} rounds, the order alternating): crosscheck's harness column, \
+         ns per operation, median over the rounds; ratio: median of the paired ratios, this \
+         build's over the base's",
+        config.base_exe.display(),
+        config.rounds
+    );
+    print!("{}", verdict_table(&cells, "this"));
+    Ok(())
 }
 
 #[cfg(test)]

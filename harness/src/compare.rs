@@ -7,9 +7,8 @@
 //! [`AGREEMENT_TOLERANCE`] of its median? This is the reproducibility check
 //! the README quotes (`timerbench agreement BASE NEW`): two default runs of the
 //! same commit on a quiet machine should agree on at least 90% of cells. It
-//! reads only the `all` rows of each run's `throughput.csv`, checking their
-//! schema version, and refuses runs that are not comparable (another seed,
-//! scale or driver).
+//! uses the `all` rows of each run's `throughput.csv`, and refuses runs that
+//! are not comparable (another seed, scale or driver).
 //!
 //! **Compare**: for every cell both runs measured, the change of the headline
 //! (NEW's median over BASE's) with a percentile-bootstrap interval over the
@@ -24,43 +23,27 @@
 //! workload of the same name whose operations differ, are refused with the
 //! reason; runs from different machines, compilers or profiles, or with
 //! uncommitted changes, are compared with a warning.
+//!
+//! Both read each run whole through the `schema` crate's reader, which
+//! refuses a directory whose files are not one whole run, with the file and
+//! line at fault.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
-use serde::Deserialize;
-use serde::de::DeserializeOwned;
+use anyhow::{Result, bail};
+use schema::{
+    ComparisonRow, Metadata, OPERATION_ALL, RunFiles, RunRow, SCHEMA_VERSION, ThroughputRow,
+};
 
-use crate::lead::{name_hash, whole_pass_times};
-use crate::output::{METADATA_FILE, RUN_FILES, RUNS_FILE, SCHEMA_VERSION, THROUGHPUT_FILE};
-use crate::replay::mix;
+use crate::failure::Failure;
+use crate::recorded::whole_pass_times;
+use crate::replay::{mix, name_hash};
 use crate::stats;
 
 /// How far a median may stray from the other run's and still agree, when it is
 /// outside that run's interval.
 pub const AGREEMENT_TOLERANCE: f64 = 0.10;
-
-/// The columns of an `all` row that the check needs.
-#[derive(Debug, Deserialize)]
-struct HeadlineRow {
-    schema_version: u32,
-    algorithm: String,
-    workload: String,
-    operation: String,
-    median_ns: Option<f64>,
-    ci_low_ns: Option<f64>,
-    ci_high_ns: Option<f64>,
-}
-
-/// The settings two runs must share to be compared.
-#[derive(Debug, Deserialize, PartialEq)]
-struct RunSettings {
-    seed: u64,
-    scale: String,
-    driver: String,
-}
 
 /// One cell's agreement.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,10 +67,10 @@ pub fn agrees(median: f64, low: f64, high: f64, new: f64) -> bool {
 
 /// Every cell measured in both runs, with its agreement.
 pub fn agreement(base: &Path, new: &Path) -> Result<Vec<Agreement>> {
-    check_one_run(base)?;
-    check_one_run(new)?;
-    let (base_settings, new_settings) = (settings(base)?, settings(new)?);
-    if base_settings != new_settings {
+    let (base_run, new_run) = (RunFiles::read(base)?, RunFiles::read(new)?);
+    let (base_settings, new_settings) = (&base_run.metadata, &new_run.metadata);
+    let settings = |m: &Metadata| (m.seed, m.scale.clone(), m.driver.clone());
+    if settings(base_settings) != settings(new_settings) {
         bail!(
             "the runs are not comparable: {} has seed {}, scale {}, driver {}, and {} has seed {}, scale {}, driver {}",
             base.display(),
@@ -100,8 +83,8 @@ pub fn agreement(base: &Path, new: &Path) -> Result<Vec<Agreement>> {
             new_settings.driver
         );
     }
-    let base_rows = headlines(base)?;
-    let new_rows = headlines(new)?;
+    let base_rows = headlines(base_run.throughput()?);
+    let new_rows = headlines(new_run.throughput()?);
     let mut cells = Vec::new();
     for (key, &(median, low, high)) in &base_rows {
         if let Some(&(new_median, _, _)) = new_rows.get(key) {
@@ -117,154 +100,26 @@ pub fn agreement(base: &Path, new: &Path) -> Result<Vec<Agreement>> {
     Ok(cells)
 }
 
-/// The column of every run CSV, and the field of `metadata.json`, that names
-/// the run a file was written by (`results/README.md`).
-pub const RUN_ID_COLUMN: &str = "run_id";
-
-/// Refuses the results directory `dir` when its run files do not all come
-/// from one run: every reader of a recorded run calls it first. Files made
-/// before run ids have none; a set in which no file has one is accepted (it
-/// cannot be checked), a set in which some have one and some none is not.
-pub(crate) fn check_one_run(dir: &Path) -> Result<()> {
-    /// The one metadata field this reads.
-    #[derive(Deserialize)]
-    struct RunIdField {
-        run_id: Option<String>,
-    }
-    let metadata: RunIdField = read_metadata(dir, "readable fields")?;
-    let mut files = vec![(
-        METADATA_FILE,
-        BTreeSet::from([metadata.run_id.unwrap_or_default()]),
-    )];
-    for name in RUN_FILES.iter().filter(|name| name.ends_with(".csv")) {
-        let path = dir.join(name);
-        if path.is_file() {
-            files.push((name, csv_run_ids(&path)));
-        }
-    }
-    match mixed_runs(&files) {
-        Some(which) => bail!(
-            "the files in {} come from different runs ({which}); make the results again",
-            dir.display()
-        ),
-        None => Ok(()),
-    }
-}
-
-/// Every run id the rows of the CSV file `path` name (the empty string for a
-/// row without one, as in a file without the column). A file without rows,
-/// or one that cannot be read, names none: it tells nothing of its run, and
-/// its reader says what is wrong with it.
-fn csv_run_ids(path: &Path) -> BTreeSet<String> {
-    let Ok(mut reader) = csv::ReaderBuilder::new().flexible(true).from_path(path) else {
-        return BTreeSet::new();
-    };
-    let column = reader
-        .headers()
-        .ok()
-        .and_then(|headers| headers.iter().position(|name| name == RUN_ID_COLUMN));
-    reader
-        .records()
-        .filter_map(Result::ok)
-        .map(|record| column.and_then(|i| record.get(i)).unwrap_or("").to_owned())
-        .collect()
-}
-
-/// `None` when the files (each a name and the run ids its rows name, the
-/// empty string for "none") all name one run, or none; otherwise which file
-/// names which, for the refusal.
-pub fn mixed_runs(files: &[(&str, BTreeSet<String>)]) -> Option<String> {
-    let every: BTreeSet<&String> = files.iter().flat_map(|(_, ids)| ids).collect();
-    if every.len() <= 1 {
-        return None;
-    }
-    let named = |id: &String| {
-        if id.is_empty() {
-            "no run id".to_owned()
-        } else {
-            format!("run id {id}")
-        }
-    };
-    let which: Vec<String> = files
-        .iter()
-        .filter(|(_, ids)| !ids.is_empty())
-        .map(|(name, ids)| {
-            let ids: Vec<String> = ids.iter().map(named).collect();
-            format!("{name} has {}", ids.join(" and "))
-        })
-        .collect();
-    Some(which.join("; "))
-}
-
-fn settings(dir: &Path) -> Result<RunSettings> {
-    read_metadata(dir, "seed, scale and driver")
-}
-
-/// The fields `T` reads of `dir`'s `metadata.json`; `fields` names them for
-/// the error when they are missing.
-pub(crate) fn read_metadata<T: DeserializeOwned>(dir: &Path, fields: &str) -> Result<T> {
-    let path = dir.join(METADATA_FILE);
-    let text =
-        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    serde_json::from_str(&text)
-        .with_context(|| format!("{} has no {fields}: not a timerbench run", path.display()))
-}
-
-/// Calls `keep` with every row of the CSV file `path`, read as `T` (`what`
-/// names the kind of row for errors), after checking each row's schema
-/// version (`version` reads it) against the one this timerbench writes.
-pub(crate) fn read_rows<T: DeserializeOwned>(
-    path: &Path,
-    what: &str,
-    version: fn(&T) -> u32,
-    mut keep: impl FnMut(T),
-) -> Result<()> {
-    let mut reader =
-        csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
-    for (line, row) in reader.deserialize::<T>().enumerate() {
-        let row = row.with_context(|| {
-            format!(
-                "{} line {}: not a schema {SCHEMA_VERSION} {what} row",
-                path.display(),
-                line + 2
-            )
-        })?;
-        if version(&row) != SCHEMA_VERSION {
-            bail!(
-                "{} line {}: schema_version {} where this timerbench reads {SCHEMA_VERSION}",
-                path.display(),
-                line + 2,
-                version(&row)
-            );
-        }
-        keep(row);
-    }
-    Ok(())
-}
-
 /// (algorithm, workload) -> (median, interval low, interval high).
 type Headlines = BTreeMap<(String, String), (f64, f64, f64)>;
 
-/// The `all` rows of `dir`'s `throughput.csv`.
-fn headlines(dir: &Path) -> Result<Headlines> {
+/// The `all` rows of a run's `throughput.csv` that have an interval.
+fn headlines(throughput: &[ThroughputRow]) -> Headlines {
     let mut rows = BTreeMap::new();
-    let path = dir.join(THROUGHPUT_FILE);
-    read_rows(
-        &path,
-        "throughput",
-        |row: &HeadlineRow| row.schema_version,
-        |row| {
-            if let ("all", Some(median), Some(low), Some(high)) = (
-                row.operation.as_str(),
-                row.median_ns,
-                row.ci_low_ns,
-                row.ci_high_ns,
-            ) {
-                rows.insert((row.algorithm, row.workload), (median, low, high));
-            }
-        },
-    )?;
-    Ok(rows)
+    for row in throughput {
+        if let (OPERATION_ALL, Some(median), Some(low), Some(high)) = (
+            row.operation.as_str(),
+            row.median_ns,
+            row.ci_low_ns,
+            row.ci_high_ns,
+        ) {
+            rows.insert(
+                (row.algorithm.clone(), row.workload.clone()),
+                (median, low, high),
+            );
+        }
+    }
+    rows
 }
 
 /// The default noise band of `timerbench compare`: a change is called only
@@ -274,41 +129,6 @@ pub const NOISE_THRESHOLD: f64 = 0.05;
 /// Fewer whole-pass repetitions than this on either side give no verdict: a
 /// bootstrap over one or two values is no interval.
 pub const MIN_REPETITIONS: usize = 3;
-
-/// One row of `comparison.csv` (`timerbench compare --save`): one cell's
-/// change, with what the verdict was judged against.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct ComparisonRow {
-    /// Version of the result files' layout.
-    pub schema_version: u32,
-    /// The run compared against, as the command named it.
-    pub base: String,
-    /// The workload.
-    pub workload: String,
-    /// The algorithm.
-    pub algorithm: String,
-    /// BASE's headline median, ns per operation.
-    pub base_ns: f64,
-    /// NEW's headline median, ns per operation.
-    pub new_ns: f64,
-    /// NEW / BASE (divided by `shift` when `normalised`).
-    pub ratio: f64,
-    /// The ratio's 95% bootstrap interval; empty with too few repetitions.
-    pub ratio_ci_low: Option<f64>,
-    /// See `ratio_ci_low`.
-    pub ratio_ci_high: Option<f64>,
-    /// `faster`, `slower`, `no significant change` or `too few repetitions`.
-    pub verdict: &'static str,
-    /// The noise band, a fraction.
-    pub noise: f64,
-    /// Whether the ratios were divided by the run's common shift.
-    pub normalised: bool,
-    /// The median cell's ratio (empty with too few cells).
-    pub shift: Option<f64>,
-    /// NEW's run id, the run the file describes and sits beside (empty for a
-    /// run made before run ids): the last column, as in the run's files.
-    pub run_id: Option<String>,
-}
 
 impl Comparison {
     /// The rows of `comparison.csv` for this comparison against `base`,
@@ -326,11 +146,11 @@ impl Comparison {
                 ratio: change.ratio,
                 ratio_ci_low: change.interval.map(|(low, _)| low),
                 ratio_ci_high: change.interval.map(|(_, high)| high),
-                verdict: change.verdict.label(),
+                verdict: change.verdict.label().to_owned(),
                 noise,
                 normalised: self.normalised,
                 shift: self.shift,
-                run_id: self.run_id.clone(),
+                run_id: self.run_id.clone().unwrap_or_default(),
             })
             .collect()
     }
@@ -431,78 +251,31 @@ impl Comparison {
     }
 }
 
-/// The metadata a comparison reads.
-#[derive(Debug, Deserialize)]
-struct CompareFacts {
-    seed: u64,
-    scale: String,
-    driver: String,
-    generator_version: u64,
-    workloads: Vec<String>,
-    algorithms: Vec<NamedAlgorithm>,
-    git_commit: Option<String>,
-    git_dirty: Option<bool>,
-    rustc: Option<String>,
-    build_profile: Option<String>,
-    cpu_model: Option<String>,
-    cores: Option<u64>,
-    steal_seconds: Option<f64>,
-    run_id: Option<String>,
-}
-
-/// An algorithm of the metadata, by name.
-#[derive(Debug, Deserialize)]
-struct NamedAlgorithm {
-    name: String,
-}
-
-/// The columns of a `runs.csv` row that say what a workload's tape holds.
-#[derive(Debug, Deserialize)]
-struct ShapeRow {
-    schema_version: u32,
-    workload: String,
-    measured_ops: Option<u64>,
-    inserts: Option<u64>,
-    cancels: Option<u64>,
-    reschedules: Option<u64>,
-    max_pending: Option<u64>,
-}
-
 /// A workload's tape as `runs.csv` describes it: measured operations, inserts,
 /// cancels, reschedules and the largest pending population.
-type Shape = [Option<u64>; 5];
+type Shape = [u64; 5];
 
-/// Each workload's [`Shape`] in `dir`'s `runs.csv`.
-fn workload_shapes(dir: &Path) -> Result<BTreeMap<String, Shape>> {
+/// Each workload's [`Shape`] in a run's `runs.csv` (from its first row).
+fn workload_shapes(runs: &[RunRow]) -> BTreeMap<String, Shape> {
     let mut shapes = BTreeMap::new();
-    read_rows(
-        &dir.join(RUNS_FILE),
-        "runs",
-        |row: &ShapeRow| row.schema_version,
-        |row| {
-            let shape = [
-                row.measured_ops,
-                row.inserts,
-                row.cancels,
-                row.reschedules,
-                row.max_pending,
-            ];
-            shapes.entry(row.workload).or_insert(shape);
-        },
-    )?;
-    Ok(shapes)
+    for row in runs {
+        let shape = [
+            row.measured_ops,
+            row.inserts,
+            row.cancels,
+            row.reschedules,
+            row.max_pending,
+        ];
+        shapes.entry(row.workload.clone()).or_insert(shape);
+    }
+    shapes
 }
 
 /// A shape as the refusal prints it.
 fn describe(shape: &Shape) -> String {
-    let field = |value: Option<u64>| value.map_or_else(|| "?".to_owned(), |v| v.to_string());
     format!(
         "{} measured operations, {} inserts, {} cancels, {} reschedules, {} pending at most",
-        field(shape[0]),
-        field(shape[1]),
-        field(shape[2]),
-        field(shape[3]),
-        field(shape[4])
+        shape[0], shape[1], shape[2], shape[3], shape[4]
     )
 }
 
@@ -514,25 +287,18 @@ pub fn compare(base: &Path, new: &Path, noise: f64, normalise: bool) -> Result<C
             "--noise {noise}: the noise band is a fraction from 0 (inclusive) to 1, such as 0.05"
         );
     }
-    check_one_run(base)?;
-    check_one_run(new)?;
-    let facts = |dir: &Path| -> Result<CompareFacts> {
-        read_metadata(
-            dir,
-            "seed, scale, driver, generator version, workloads and algorithms",
-        )
+    let (base_run, new_run) = (RunFiles::read(base)?, RunFiles::read(new)?);
+    let (b, n) = (&base_run.metadata, &new_run.metadata);
+    let generator = |m: &Metadata| {
+        m.generator_version
+            .map_or_else(|| "unknown".to_owned(), |v| v.to_string())
     };
-    let (b, n) = (facts(base)?, facts(new)?);
     let mut refusals = Vec::new();
     for (what, x, y) in [
         ("seed", b.seed.to_string(), n.seed.to_string()),
         ("scale", b.scale.clone(), n.scale.clone()),
         ("driver", b.driver.clone(), n.driver.clone()),
-        (
-            "workload generator version",
-            b.generator_version.to_string(),
-            n.generator_version.to_string(),
-        ),
+        ("workload generator version", generator(b), generator(n)),
     ] {
         if x != y {
             refusals.push(format!("{what} {x} in BASE, {y} in NEW"));
@@ -541,7 +307,10 @@ pub fn compare(base: &Path, new: &Path, noise: f64, normalise: bool) -> Result<C
     // Settings that differ make every cell incomparable: say so before
     // reading the result files.
     if refusals.is_empty() {
-        let (base_shapes, new_shapes) = (workload_shapes(base)?, workload_shapes(new)?);
+        let (base_shapes, new_shapes) = (
+            workload_shapes(base_run.runs()?),
+            workload_shapes(new_run.runs()?),
+        );
         for (workload, shape) in &base_shapes {
             if let Some(other) = new_shapes.get(workload)
                 && other != shape
@@ -578,9 +347,12 @@ pub fn compare(base: &Path, new: &Path, noise: f64, normalise: bool) -> Result<C
         run_id: n.run_id.clone(),
         ..Comparison::default()
     };
-    describe_builds(&b, &n, &mut comparison);
+    describe_builds(b, n, &mut comparison);
 
-    let (base_times, new_times) = (whole_pass_times(base)?, whole_pass_times(new)?);
+    let (base_times, new_times) = (
+        whole_pass_times(base_run.repetitions()?),
+        whole_pass_times(new_run.repetitions()?),
+    );
     let median = |values: &[f64]| stats::summarise(values).map(|s| s.median);
     for workload in &shared {
         for algorithm in &b.algorithms {
@@ -666,8 +438,22 @@ fn judge_shift(comparison: &mut Comparison, noise: f64, normalise: bool) {
 }
 
 /// The notes and warnings on how the two runs were made.
-fn describe_builds(b: &CompareFacts, n: &CompareFacts, comparison: &mut Comparison) {
-    let show = |value: &Option<String>| value.clone().unwrap_or_else(|| "unknown".to_owned());
+fn describe_builds(b: &Metadata, n: &Metadata, comparison: &mut Comparison) {
+    // A field the metadata lacks reads as empty (or 0 cores): unknown.
+    let show = |value: &String| {
+        if value.is_empty() {
+            "unknown".to_owned()
+        } else {
+            value.clone()
+        }
+    };
+    let cores = |cores: u64| {
+        if cores == 0 {
+            "?".to_owned()
+        } else {
+            cores.to_string()
+        }
+    };
     if b.git_commit != n.git_commit {
         comparison.notes.push(format!(
             "BASE is commit {}, NEW is commit {}",
@@ -679,9 +465,9 @@ fn describe_builds(b: &CompareFacts, n: &CompareFacts, comparison: &mut Comparis
         comparison.warnings.push(format!(
             "different machines: BASE ran on {} ({} cores), NEW on {} ({} cores)",
             show(&b.cpu_model),
-            b.cores.map_or_else(|| "?".to_owned(), |c| c.to_string()),
+            cores(b.cores),
             show(&n.cpu_model),
-            n.cores.map_or_else(|| "?".to_owned(), |c| c.to_string())
+            cores(n.cores)
         ));
     }
     for (what, x, y) in [
@@ -697,7 +483,7 @@ fn describe_builds(b: &CompareFacts, n: &CompareFacts, comparison: &mut Comparis
         }
     }
     for (side, facts) in [("BASE", b), ("NEW", n)] {
-        if facts.git_dirty == Some(true) {
+        if facts.git_dirty {
             comparison.warnings.push(format!(
                 "{side} was built with uncommitted changes to commit {}",
                 show(&facts.git_commit)
@@ -713,9 +499,134 @@ fn describe_builds(b: &CompareFacts, n: &CompareFacts, comparison: &mut Comparis
     }
 }
 
+/// `timerbench agreement`: how many cells of NEW agree with BASE.
+pub fn agreement_command(base: &Path, new: &Path) -> Result<(), Failure> {
+    let cells = agreement(base, new).map_err(Failure::Input)?;
+    let agreeing = cells.iter().filter(|c| c.agrees).count();
+    for cell in cells.iter().filter(|c| !c.agrees) {
+        let (median, low, high) = cell.base;
+        println!(
+            "differs: {} on {}: {:.1} [{:.1}, {:.1}] then {:.1} ({:+.1}%)",
+            cell.algorithm,
+            cell.workload,
+            median,
+            low,
+            high,
+            cell.new,
+            (cell.new / median - 1.0) * 100.0
+        );
+    }
+    println!(
+        "{agreeing} of {} cells agree ({:.1}%): the second run's median inside the first run's interval or within 10% of its median",
+        cells.len(),
+        100.0 * agreeing as f64 / cells.len().max(1) as f64
+    );
+    Ok(())
+}
+
+/// `timerbench compare`'s flags.
+pub struct CompareOptions {
+    /// The noise band, a fraction.
+    pub noise: f64,
+    /// Print only the cells that changed.
+    pub changes_only: bool,
+    /// Divide every ratio by the median cell's.
+    pub normalise: bool,
+    /// Also write NEW/comparison.csv.
+    pub save: bool,
+}
+
+/// `timerbench compare`: NEW against BASE, cell by cell, with verdicts.
+pub fn compare_command(base: &Path, new: &Path, options: CompareOptions) -> Result<(), Failure> {
+    let CompareOptions {
+        noise,
+        changes_only,
+        normalise,
+        save,
+    } = options;
+    use std::fmt::Write as _;
+    use std::io::Write as _;
+    let comparison = compare(base, new, noise, normalise).map_err(Failure::Input)?;
+    let mut text = format!(
+        "{} against {}: NEW's median over BASE's (below 1: NEW is faster), 95% bootstrap interval; noise band ±{:.0}%\n",
+        new.display(),
+        base.display(),
+        noise * 100.0
+    );
+    for note in &comparison.notes {
+        let _ = writeln!(text, "note: {note}");
+    }
+    for warning in &comparison.warnings {
+        let _ = writeln!(text, "warning: {warning}");
+    }
+    let _ = writeln!(
+        text,
+        "\n{:<14} {:<26} {:>10} {:>10} {:>7}  {:<16} verdict",
+        "workload", "algorithm", "base ns", "new ns", "ratio", "interval"
+    );
+    for change in &comparison.changes {
+        if changes_only && !matches!(change.verdict, Verdict::Faster | Verdict::Slower) {
+            continue;
+        }
+        let interval = change.interval.map_or_else(
+            || "-".to_owned(),
+            |(low, high)| format!("[{low:.2}, {high:.2}]"),
+        );
+        let _ = writeln!(
+            text,
+            "{:<14} {:<26} {:>10.1} {:>10.1} {:>6.2}x  {:<16} {}",
+            change.workload,
+            change.algorithm,
+            change.base_ns,
+            change.new_ns,
+            change.ratio,
+            interval,
+            change.verdict.label()
+        );
+    }
+    let _ = writeln!(
+        text,
+        "\n{} cells: {} faster, {} slower, {} no significant change, {} with too few repetitions",
+        comparison.changes.len(),
+        comparison.count(Verdict::Faster),
+        comparison.count(Verdict::Slower),
+        comparison.count(Verdict::NoChange),
+        comparison.count(Verdict::TooFewRepetitions)
+    );
+    for (side, cells) in [
+        ("BASE", &comparison.only_base),
+        ("NEW", &comparison.only_new),
+    ] {
+        if !cells.is_empty() {
+            let _ = writeln!(
+                text,
+                "measured in {side} only ({}): {}",
+                cells.len(),
+                cells.join(", ")
+            );
+        }
+    }
+    if save {
+        let swapped = crate::output::write_comparison(new, &comparison.rows(base, noise))
+            .map_err(Failure::Run)?;
+        for path in swapped.written {
+            let _ = writeln!(
+                text,
+                "wrote {} (`make report OUT={}` draws it)",
+                path.display(),
+                new.display()
+            );
+        }
+    }
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixture;
+    use schema::METADATA_FILE;
 
     #[test]
     fn inside_the_interval_or_within_ten_percent() {
@@ -724,37 +635,6 @@ mod tests {
         assert!(agrees(100.0, 99.0, 101.0, 91.0), "within 10% below");
         assert!(!agrees(100.0, 99.0, 101.0, 111.0), "outside both");
         assert!(!agrees(100.0, 95.0, 105.0, 85.0), "outside both, below");
-    }
-
-    #[test]
-    fn files_of_different_runs_are_named_with_their_ids() {
-        let ids =
-            |list: &[&str]| -> BTreeSet<String> { list.iter().map(|s| s.to_string()).collect() };
-        let one_run = [
-            (METADATA_FILE, ids(&["a"])),
-            (RUNS_FILE, ids(&["a"])),
-            ("contract_cost.csv", ids(&[])),
-        ];
-        assert_eq!(
-            mixed_runs(&one_run),
-            None,
-            "a file without rows says nothing"
-        );
-        let before_run_ids = [(METADATA_FILE, ids(&[""])), (RUNS_FILE, ids(&[""]))];
-        assert_eq!(mixed_runs(&before_run_ids), None);
-        let mixed = [
-            (METADATA_FILE, ids(&["a"])),
-            (RUNS_FILE, ids(&["b"])),
-            ("latency.csv", ids(&[""])),
-            (THROUGHPUT_FILE, ids(&["a", "b"])),
-        ];
-        assert_eq!(
-            mixed_runs(&mixed).as_deref(),
-            Some(
-                "metadata.json has run id a; runs.csv has run id b; latency.csv has no run id; \
-                 throughput.csv has run id a and run id b"
-            )
-        );
     }
 
     #[test]
@@ -775,8 +655,9 @@ mod tests {
         assert_eq!(verdict((1.01, 1.02), 0.0), Verdict::Slower, "no band");
     }
 
-    /// One run's files: `cells` is (algorithm, workload, ns per operation of
-    /// each repetition); every workload has 100 measured operations.
+    /// One run's files (see [`crate::fixture`]): `cells` is (algorithm,
+    /// workload, ns per operation of each repetition); every workload has 100
+    /// measured operations.
     struct Run<'a> {
         seed: u64,
         cpu: &'a str,
@@ -786,42 +667,27 @@ mod tests {
 
     impl Run<'_> {
         fn write(&self, dir: &Path) {
-            std::fs::create_dir_all(dir).unwrap();
-            let mut workloads: Vec<&str> = Vec::new();
-            let mut algorithms: Vec<&str> = Vec::new();
-            for (algorithm, workload, _) in &self.cells {
-                if !workloads.contains(workload) {
-                    workloads.push(workload);
-                }
-                if !algorithms.contains(algorithm) {
-                    algorithms.push(algorithm);
-                }
+            self.fixture(100).write(dir);
+        }
+
+        /// The fixture of this run with `measured_ops` operations per workload.
+        fn fixture(&self, measured_ops: u64) -> fixture::Run<'_> {
+            let cells = self
+                .cells
+                .iter()
+                .map(|(algorithm, workload, ns)| fixture::Cell {
+                    algorithm,
+                    workload,
+                    ns: ns.iter().map(|&ns| ns as f64).collect(),
+                })
+                .collect();
+            fixture::Run {
+                seed: self.seed,
+                cpu: self.cpu,
+                commit: self.commit,
+                measured_ops,
+                ..fixture::Run::of(cells)
             }
-            let metadata = serde_json::json!({
-                "seed": self.seed, "scale": "small", "driver": "event",
-                "generator_version": 2, "workloads": workloads,
-                "algorithms": algorithms.iter().map(|name| serde_json::json!({"name": name})).collect::<Vec<_>>(),
-                "git_commit": self.commit, "git_dirty": false, "rustc": "rustc 1.95.0",
-                "build_profile": "release", "cpu_model": self.cpu, "cores": 2, "steal_seconds": 0.0,
-            });
-            std::fs::write(dir.join(METADATA_FILE), metadata.to_string()).unwrap();
-            let mut runs = String::from(
-                "schema_version,algorithm,workload,measured_ops,inserts,cancels,reschedules,max_pending\n",
-            );
-            let mut repetitions = String::from(
-                "schema_version,algorithm,workload,scale,driver,repetition,position,pass,operation,count,total_ns,batches\n",
-            );
-            for (algorithm, workload, times) in &self.cells {
-                runs += &format!("{SCHEMA_VERSION},{algorithm},{workload},100,60,40,0,50\n");
-                for (repetition, ns) in times.iter().enumerate() {
-                    repetitions += &format!(
-                        "{SCHEMA_VERSION},{algorithm},{workload},small,event,{repetition},0,whole,all,100,{},0\n",
-                        ns * 100
-                    );
-                }
-            }
-            std::fs::write(dir.join(RUNS_FILE), runs).unwrap();
-            std::fs::write(dir.join(crate::output::REPETITIONS_FILE), repetitions).unwrap();
         }
     }
 
@@ -924,12 +790,7 @@ mod tests {
         };
         run(7).write(&base);
         run(8).write(&other_seed);
-        run(7).write(&other_tape);
-        let runs = other_tape.join(RUNS_FILE);
-        let text = std::fs::read_to_string(&runs)
-            .unwrap()
-            .replace(",100,60,", ",101,61,");
-        std::fs::write(&runs, text).unwrap();
+        run(7).fixture(101).write(&other_tape);
         let error = compare(&base, &other_seed, NOISE_THRESHOLD, false)
             .unwrap_err()
             .to_string();

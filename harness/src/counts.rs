@@ -82,12 +82,11 @@ use algorithms::registry::{Payload, RowVisitor};
 use algorithms::variant::row_name;
 use algorithms::{Algorithm, Expired, Tick};
 use anyhow::{Context, Result, bail};
-use serde::Serialize;
 use workloads::{Op, Tape, TimedOp};
 
 use crate::bench::{Prepared, admit};
-use crate::output::SCHEMA_VERSION;
 use crate::replay::{Buffers, Driver, Hooks, prefilled, replay, retire};
+use schema::{CountRow, SCHEMA_VERSION};
 
 /// Callgrind's event names, in the order of [`Counts::events`]: instructions,
 /// data reads, data writes, then L1 instruction, L1 data-read and L1
@@ -438,93 +437,35 @@ pub struct Cell<'a> {
     pub reproducible: bool,
 }
 
-/// One row of `counts.csv`: one (algorithm, workload, operation).
-#[derive(Clone, Debug, Serialize)]
-pub struct CountRow {
-    /// Version of the result files' layout (the run files' [`SCHEMA_VERSION`]).
-    pub schema_version: u32,
-    /// The algorithm.
-    pub algorithm: String,
-    /// The workload.
-    pub workload: String,
-    /// `small`, `default` or `large`.
-    pub scale: String,
-    /// `all` (the whole counted region, per measured operation), or a kind
-    /// (per call of that kind).
-    pub operation: String,
-    /// What the per-call columns divide by: measured operations for `all`,
-    /// calls of the kind otherwise.
-    pub calls: u64,
-    /// Whether the same binary and seed give the same counts (see
-    /// [`Job::reproducible`]).
-    pub reproducible: bool,
-    /// Instructions per call.
-    pub instructions: f64,
-    /// Data reads per call.
-    pub data_reads: f64,
-    /// Data writes per call.
-    pub data_writes: f64,
-    /// Simulated L1 instruction-fetch misses per call (`I1mr`).
-    pub l1i_misses: f64,
-    /// Simulated L1 data-read misses per call (`D1mr`).
-    pub l1d_read_misses: f64,
-    /// Simulated L1 data-write misses per call (`D1mw`).
-    pub l1d_write_misses: f64,
-    /// Simulated last-level instruction-fetch misses per call (`ILmr`).
-    pub lli_misses: f64,
-    /// Simulated last-level data-read misses per call (`DLmr`): loads that
-    /// went to memory.
-    pub lld_read_misses: f64,
-    /// Simulated last-level data-write misses per call (`DLmw`).
-    pub lld_write_misses: f64,
-    /// Simulated L1 misses of all three kinds per call.
-    pub l1_misses: f64,
-    /// Simulated last-level misses of all three kinds per call.
-    pub ll_misses: f64,
-    /// Estimated cycles per call (see [`Counts::estimated_cycles`]).
-    pub estimated_cycles: f64,
-    /// Instructions in all: the exact integer the per-call figures come from.
-    pub total_instructions: u64,
-    /// Simulated last-level misses in all.
-    pub total_ll_misses: u64,
-    /// Branches per call, conditional and indirect (`Bc` + `Bi`).
-    pub branches: f64,
-    /// Simulated branch mispredictions per call (`Bcm` + `Bim`).
-    pub branch_misses: f64,
-    /// Simulated branch mispredictions in all.
-    pub total_branch_misses: u64,
-}
-
-impl CountRow {
-    /// The row for `counts` spread over `calls`.
-    pub fn new(cell: &Cell<'_>, operation: &str, calls: u64, counts: &Counts) -> Self {
-        let per = |value: u64| round_per_call(value, calls);
-        Self {
-            schema_version: SCHEMA_VERSION,
-            algorithm: cell.algorithm.to_owned(),
-            workload: cell.workload.to_owned(),
-            scale: cell.scale.to_owned(),
-            operation: operation.to_owned(),
-            calls,
-            reproducible: cell.reproducible,
-            instructions: per(counts.instructions()),
-            data_reads: per(counts.events[1]),
-            data_writes: per(counts.events[2]),
-            l1i_misses: per(counts.events[3]),
-            l1d_read_misses: per(counts.events[4]),
-            l1d_write_misses: per(counts.events[5]),
-            lli_misses: per(counts.events[6]),
-            lld_read_misses: per(counts.events[7]),
-            lld_write_misses: per(counts.events[8]),
-            l1_misses: per(counts.l1_misses()),
-            ll_misses: per(counts.ll_misses()),
-            estimated_cycles: per(counts.estimated_cycles()),
-            total_instructions: counts.instructions(),
-            total_ll_misses: counts.ll_misses(),
-            branches: per(counts.branches()),
-            branch_misses: per(counts.branch_misses()),
-            total_branch_misses: counts.branch_misses(),
-        }
+/// The `counts.csv` row (a [`CountRow`], the schema's) for `counts` spread
+/// over `calls`.
+pub fn count_row(cell: &Cell<'_>, operation: &str, calls: u64, counts: &Counts) -> CountRow {
+    let per = |value: u64| round_per_call(value, calls);
+    CountRow {
+        schema_version: SCHEMA_VERSION,
+        algorithm: cell.algorithm.to_owned(),
+        workload: cell.workload.to_owned(),
+        scale: cell.scale.to_owned(),
+        operation: operation.to_owned(),
+        calls,
+        reproducible: cell.reproducible,
+        instructions: per(counts.instructions()),
+        data_reads: per(counts.events[1]),
+        data_writes: per(counts.events[2]),
+        l1i_misses: per(counts.events[3]),
+        l1d_read_misses: per(counts.events[4]),
+        l1d_write_misses: per(counts.events[5]),
+        lli_misses: per(counts.events[6]),
+        lld_read_misses: per(counts.events[7]),
+        lld_write_misses: per(counts.events[8]),
+        l1_misses: per(counts.l1_misses()),
+        ll_misses: per(counts.ll_misses()),
+        estimated_cycles: per(counts.estimated_cycles()),
+        total_instructions: counts.instructions(),
+        total_ll_misses: counts.ll_misses(),
+        branches: per(counts.branches()),
+        branch_misses: per(counts.branch_misses()),
+        total_branch_misses: counts.branch_misses(),
     }
 }
 
@@ -540,10 +481,10 @@ pub fn round_per_call(value: u64, calls: u64) -> f64 {
 /// The rows of one counted cell: `all` per measured operation, then each kind
 /// that was called, per call.
 pub fn cell_rows(cell: &Cell<'_>, measured_ops: u64, parsed: &Parsed) -> Vec<CountRow> {
-    let mut rows = vec![CountRow::new(cell, "all", measured_ops, &parsed.total)];
+    let mut rows = vec![count_row(cell, "all", measured_ops, &parsed.total)];
     for ((name, _), (calls, counts)) in MARKED.iter().zip(&parsed.kinds) {
         if *calls > 0 {
-            rows.push(CountRow::new(cell, name, *calls, counts));
+            rows.push(count_row(cell, name, *calls, counts));
         }
     }
     rows

@@ -18,8 +18,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
-use serde::Deserialize;
+use anyhow::{Result, bail};
+use schema::{
+    AlgorithmEntry, ContractCostRow, Metadata, OPERATION_ALL, PASS_WHOLE, RunFiles, RunRow,
+    STATUS_OK, ThroughputRow,
+};
 
 use crate::lead::{self, Lead, Rival};
 
@@ -41,66 +44,6 @@ pub const MAX_FINDINGS: usize = 8;
 /// The scaling workloads, smallest population first: the growth finding
 /// compares the first and last the run measured.
 const SCALING_WORKLOADS: [&str; 4] = ["scaling-1e3", "scaling-1e4", "scaling-1e5", "scaling-1e6"];
-
-/// What `metadata.json` says of one algorithm.
-#[derive(Clone, Debug, Deserialize)]
-struct AlgorithmFacts {
-    name: String,
-    family: String,
-    exact: bool,
-    #[serde(default)]
-    variant: bool,
-}
-
-/// The metadata fields the headline reads.
-#[derive(Debug, Deserialize)]
-struct RunFacts {
-    seed: u64,
-    scale: String,
-    repetitions: u32,
-    #[serde(default)]
-    cpu_model: String,
-    #[serde(default)]
-    date_utc: String,
-    #[serde(default)]
-    wall_seconds: f64,
-    algorithms: Vec<AlgorithmFacts>,
-    workloads: Vec<String>,
-}
-
-/// The columns of a `throughput.csv` row the headline reads.
-#[derive(Debug, Deserialize)]
-struct ThroughputRow {
-    algorithm: String,
-    workload: String,
-    operation: String,
-    method: String,
-    median_ns: Option<f64>,
-    ci_low_ns: Option<f64>,
-    ci_high_ns: Option<f64>,
-}
-
-/// The columns of a `runs.csv` row the findings read.
-#[derive(Clone, Debug, Default, Deserialize)]
-struct RunRow {
-    algorithm: String,
-    workload: String,
-    status: String,
-    measured_ops: Option<u64>,
-    wakeups: Option<u64>,
-    slot_visits: Option<u64>,
-    empty_slot_visits: Option<u64>,
-    max_lateness_ticks: Option<u64>,
-    bytes_per_pending: Option<f64>,
-}
-
-/// The columns of a `contract_cost.csv` row the findings read.
-#[derive(Debug, Deserialize)]
-struct ContractRow {
-    workload: String,
-    contract: String,
-    ratio: f64,
-}
 
 /// One workload's line of the headline.
 #[derive(Clone, Debug, PartialEq)]
@@ -146,39 +89,23 @@ impl WorkloadLine {
 
 /// Everything the two blocks are made from.
 struct Run {
-    facts: RunFacts,
+    facts: Metadata,
     medians: BTreeMap<(String, String), f64>,
     intervals: BTreeMap<(String, String), (f64, f64)>,
     runs: Vec<RunRow>,
-    contract: Vec<ContractRow>,
-}
-
-/// Reads a CSV file of `dir` into rows of `T` (columns it does not name are
-/// ignored); an error names the file and the row.
-fn read_csv<T: for<'de> Deserialize<'de>>(dir: &Path, file: &str) -> Result<Vec<T>> {
-    let path = dir.join(file);
-    let mut reader =
-        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut rows = Vec::new();
-    for (index, row) in reader.deserialize().enumerate() {
-        rows.push(row.with_context(|| format!("{}: row {}", path.display(), index + 2))?);
-    }
-    Ok(rows)
+    contract: Vec<ContractCostRow>,
 }
 
 impl Run {
+    /// Reads the run in `dir` through the one reader of recorded runs.
     fn read(dir: &Path) -> Result<Run> {
-        let path = dir.join(crate::output::METADATA_FILE);
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let facts: RunFacts = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not a run's metadata", path.display()))?;
-        let headline: Vec<ThroughputRow> =
-            read_csv::<ThroughputRow>(dir, crate::output::THROUGHPUT_FILE)?
-                .into_iter()
-                .filter(|row| row.operation == "all" && row.method == "whole")
-                .collect();
+        let files = RunFiles::read(dir)?;
         let key = |row: &ThroughputRow| (row.algorithm.clone(), row.workload.clone());
+        let headline: Vec<&ThroughputRow> = files
+            .throughput()?
+            .iter()
+            .filter(|row| row.operation == OPERATION_ALL && row.method == PASS_WHOLE)
+            .collect();
         let medians = headline
             .iter()
             .filter_map(|row| Some((key(row), row.median_ns?)))
@@ -188,24 +115,23 @@ impl Run {
             .iter()
             .filter_map(|row| Some((key(row), (row.ci_low_ns?, row.ci_high_ns?))))
             .collect();
-        let runs = read_csv(dir, crate::output::RUNS_FILE)?;
-        let contract = read_csv(dir, crate::output::CONTRACT_COST_FILE)?;
+        let runs = files.runs()?.to_vec();
         Ok(Run {
-            facts,
             medians,
             intervals,
             runs,
-            contract,
+            contract: files.contract_cost.clone(),
+            facts: files.metadata,
         })
     }
 
-    fn algorithm(&self, name: &str) -> Option<&AlgorithmFacts> {
+    fn algorithm(&self, name: &str) -> Option<&AlgorithmEntry> {
         self.facts.algorithms.iter().find(|a| a.name == name)
     }
 
     fn run_row(&self, algorithm: &str, workload: &str) -> Option<&RunRow> {
         self.runs.iter().find(|row| {
-            row.algorithm == algorithm && row.workload == workload && row.status == "ok"
+            row.algorithm == algorithm && row.workload == workload && row.status == STATUS_OK
         })
     }
 
@@ -213,7 +139,7 @@ impl Run {
     fn fastest(
         &self,
         workload: &str,
-        admit: impl Fn(&AlgorithmFacts) -> bool,
+        admit: impl Fn(&AlgorithmEntry) -> bool,
     ) -> Option<(&str, f64)> {
         self.facts
             .algorithms
@@ -229,7 +155,7 @@ impl Run {
 
 /// Whether an algorithm is one of this suite's designs (not a crate or a
 /// standard-library baseline).
-fn is_design(algorithm: &AlgorithmFacts) -> bool {
+fn is_design(algorithm: &AlgorithmEntry) -> bool {
     algorithm.family == "seed" || algorithm.family == "modern"
 }
 
@@ -510,11 +436,11 @@ fn findings(run: &Run, lines: &[WorkloadLine]) -> Vec<String> {
     let wasted = run
         .runs
         .iter()
-        .filter(|row| row.status == "ok")
+        .filter(|row| row.status == STATUS_OK)
         .filter(|row| run.algorithm(&row.algorithm).is_some_and(|a| !a.variant))
         .filter_map(|row| {
             let empty = row.empty_slot_visits?;
-            let ops = row.measured_ops.filter(|ops| *ops > 0)?;
+            let ops = Some(row.measured_ops).filter(|ops| *ops > 0)?;
             Some((row, empty as f64 / ops as f64))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1));
@@ -562,7 +488,7 @@ fn findings(run: &Run, lines: &[WorkloadLine]) -> Vec<String> {
         let rows: Vec<&RunRow> = run
             .runs
             .iter()
-            .filter(|r| r.workload == first.workload && r.status == "ok")
+            .filter(|r| r.workload == first.workload && r.status == STATUS_OK)
             .filter(|r| run.algorithm(&r.algorithm).is_some_and(|a| !a.variant))
             .filter(|r| {
                 r.bytes_per_pending

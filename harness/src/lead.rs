@@ -7,20 +7,20 @@
 //! other exact design (families `seed` and `modern`). Each lead is the rival's
 //! headline median over the row's, with a percentile-bootstrap interval over
 //! the two cells' recorded repetitions ([`stats::ratio_interval`], the method
-//! of the report's ratio to the best). It reads only `metadata.json` and the
-//! whole-pass rows of `repetitions.csv`, so it reproduces its figures from a
+//! of the report's ratio to the best). It uses the metadata and the
+//! whole-pass rows of `repetitions.csv` (read, with the rest of the run, by
+//! the `schema` crate's reader), so it reproduces its figures from a
 //! committed run without measuring anything, and the README quotes it for the
 //! design the suite calls its best.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use serde::Deserialize;
+use schema::{AlgorithmEntry, RunFiles};
 
-use crate::compare::{check_one_run, read_metadata, read_rows};
-use crate::output::REPETITIONS_FILE;
-use crate::replay::mix;
+use crate::failure::Failure;
+use crate::recorded::whole_pass_times;
+use crate::replay::{mix, name_hash};
 use crate::stats;
 
 /// Which rival a lead is over.
@@ -45,7 +45,7 @@ impl Rival {
     }
 
     /// Whether `algorithm` competes in this rival's group against `row`.
-    fn admits(self, algorithm: &AlgorithmFacts, row: &str) -> bool {
+    fn admits(self, algorithm: &AlgorithmEntry, row: &str) -> bool {
         algorithm.name != row
             && !algorithm.variant
             && match self {
@@ -77,47 +77,12 @@ pub struct Lead {
     pub interval: Option<(f64, f64)>,
 }
 
-/// What the metadata says of each algorithm.
-#[derive(Debug, Deserialize)]
-struct AlgorithmFacts {
-    name: String,
-    family: String,
-    exact: bool,
-    native_of: Option<String>,
-    /// A sweep's variant is a point of a design, never a rival (absent in
-    /// the metadata of runs made before sweeps).
-    #[serde(default)]
-    variant: bool,
-}
-
-/// The metadata fields this reads.
-#[derive(Debug, Deserialize)]
-struct RunFacts {
-    seed: u64,
-    algorithms: Vec<AlgorithmFacts>,
-    /// The run's workloads, in its order.
-    workloads: Vec<String>,
-}
-
-/// The columns of a `repetitions.csv` row that this reads.
-#[derive(Debug, Deserialize)]
-struct RepetitionRow {
-    schema_version: u32,
-    algorithm: String,
-    workload: String,
-    repetition: u32,
-    pass: String,
-    operation: String,
-    count: u64,
-    total_ns: u64,
-}
-
 /// Every lead of `row` in the run recorded in `dir`, by workload (in the
 /// run's order; a workload that skipped the row has none) and rival. A rival group with no member on a workload gives
 /// no lead there.
 pub fn leads(dir: &Path, row: &str) -> Result<Vec<Lead>> {
-    check_one_run(dir)?;
-    let facts = run_facts(dir)?;
+    let files = RunFiles::read(dir)?;
+    let facts = &files.metadata;
     if !facts.algorithms.iter().any(|a| a.name == row) {
         let names: Vec<&str> = facts.algorithms.iter().map(|a| a.name.as_str()).collect();
         bail!(
@@ -126,7 +91,7 @@ pub fn leads(dir: &Path, row: &str) -> Result<Vec<Lead>> {
             names.join(", ")
         );
     }
-    let times = whole_pass_times(dir)?;
+    let times = whole_pass_times(files.repetitions()?);
     let median = |values: &[f64]| stats::summarise(values).map(|s| s.median);
     let mut leads = Vec::new();
     for workload in &facts.workloads {
@@ -167,104 +132,81 @@ pub fn leads(dir: &Path, row: &str) -> Result<Vec<Lead>> {
     Ok(leads)
 }
 
-/// FNV-1a of a name, to give each workload its own resampling seed.
-pub(crate) fn name_hash(name: &str) -> u64 {
-    name.bytes().fold(0xCBF2_9CE4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01B3)
-    })
-}
-
-fn run_facts(dir: &Path) -> Result<RunFacts> {
-    read_metadata(dir, "seed, algorithm list and workload list")
-}
-
-/// (algorithm, workload) -> ns per operation of each whole pass, in file order.
-pub(crate) type Times = BTreeMap<(String, String), Vec<f64>>;
-
-/// Every whole-pass repetition of `dir`'s `repetitions.csv`.
-pub(crate) fn whole_pass_times(dir: &Path) -> Result<Times> {
-    let mut times = Times::new();
-    for_each_whole_pass(dir, |algorithm, workload, _, ns| {
-        times.entry((algorithm, workload)).or_default().push(ns);
-    })?;
-    Ok(times)
-}
-
-/// Calls `keep(algorithm, workload, repetition, ns per operation)` for every
-/// whole pass recorded in `dir`'s `repetitions.csv`, in file order.
-pub(crate) fn for_each_whole_pass(
-    dir: &Path,
-    mut keep: impl FnMut(String, String, u32, f64),
-) -> Result<()> {
-    read_rows(
-        &dir.join(REPETITIONS_FILE),
-        "repetition",
-        |row: &RepetitionRow| row.schema_version,
-        |row| {
-            if row.pass == "whole" && row.operation == "all" && row.count > 0 {
-                let ns = row.total_ns as f64 / row.count as f64;
-                keep(row.algorithm, row.workload, row.repetition, ns);
-            }
-        },
-    )
-}
-
-/// Test fixtures' rows of `repetitions.csv` for one pass of `name` on
-/// `workload`: the whole pass's `total_ns` over 100 operations, and a
-/// batched pass beside it, which readers of whole passes must skip.
-#[cfg(test)]
-pub(crate) fn fixture_pass_rows(
-    name: &str,
-    workload: &str,
-    repetition: u64,
-    total_ns: u64,
-) -> String {
-    use crate::output::SCHEMA_VERSION;
-    format!(
-        "{SCHEMA_VERSION},{name},{workload},small,event,{repetition},0,whole,all,100,{total_ns},0\n\
-         {SCHEMA_VERSION},{name},{workload},small,event,{repetition},1,batched,insert,100,1,0\n"
-    )
+/// `timerbench lead`: one algorithm against its rivals in a recorded run.
+pub fn lead_command(results: &Path, row: &str) -> Result<(), Failure> {
+    use std::fmt::Write as _;
+    use std::io::Write as _;
+    let leads = leads(results, row).map_err(Failure::Input)?;
+    // Written whole and then printed once: a reader that closes the pipe early
+    // (`| head`) ends the output, not the program with a panic.
+    let mut text = format!(
+        "{row}'s lead in {}: the rival's median over {row}'s (above 1: {row} is faster), 95% bootstrap interval\n",
+        results.display()
+    );
+    let _ = writeln!(
+        text,
+        "{:<14} {:>9}  {:<20} {:<26} {:>9} {:>7}  interval",
+        "workload", "ns", "rival", "name", "ns", "lead"
+    );
+    for lead in &leads {
+        let interval = lead.interval.map_or_else(
+            || "-".to_owned(),
+            |(low, high)| format!("[{low:.2}, {high:.2}]"),
+        );
+        let _ = writeln!(
+            text,
+            "{:<14} {:>9.1}  {:<20} {:<26} {:>9.1} {:>6.2}x  {interval}",
+            lead.workload,
+            lead.row_ns,
+            lead.rival.label(),
+            lead.rival_name,
+            lead.rival_ns,
+            lead.ratio
+        );
+    }
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::METADATA_FILE;
-    use std::fs;
+    use crate::fixture::{Algorithm, Cell, Run};
 
-    /// A results directory with three rows on one workload: `ours` at 10 ns,
-    /// a native crate at 20, a baseline at 40, and a slower exact design at 15.
+    /// A results directory with five rows on one workload: `ours` at 10 ns,
+    /// a native crate at 20, its adapter at 5, a baseline at 40, and a
+    /// slower exact design at 15.
     fn tiny_run(dir: &Path) {
-        fs::create_dir_all(dir).unwrap();
-        let algorithm = |name: &str, family: &str, native_of: Option<&str>| serde_json::json!({"name": name, "family": family, "exact": true, "native_of": native_of});
-        let metadata = serde_json::json!({
-            "seed": 7,
-            "workloads": ["w"],
-            "algorithms": [
+        let algorithm = |name, family, native_of| Algorithm {
+            name,
+            family,
+            exact: true,
+            native_of,
+        };
+        let cell = |algorithm, ns: f64| Cell {
+            algorithm,
+            workload: "w",
+            ns: (0..5)
+                .map(|repetition| ns + f64::from(repetition % 2))
+                .collect(),
+        };
+        Run {
+            algorithms: vec![
                 algorithm("ours", "modern", None),
                 algorithm("other", "seed", None),
                 algorithm("crate-native", "crate", Some("crate")),
                 algorithm("crate", "crate", None),
                 algorithm("heap", "baseline", None),
             ],
-        });
-        fs::write(dir.join(METADATA_FILE), metadata.to_string()).unwrap();
-        let mut csv = String::from(
-            "schema_version,algorithm,workload,scale,driver,repetition,position,pass,operation,count,total_ns,batches\n",
-        );
-        for (name, ns) in [
-            ("ours", 10),
-            ("other", 15),
-            ("crate-native", 20),
-            ("crate", 5),
-            ("heap", 40),
-        ] {
-            for repetition in 0..5u64 {
-                let total = 100 * (ns + repetition % 2);
-                csv += &super::fixture_pass_rows(name, "w", repetition, total);
-            }
+            ..Run::of(vec![
+                cell("ours", 10.0),
+                cell("other", 15.0),
+                cell("crate-native", 20.0),
+                cell("crate", 5.0),
+                cell("heap", 40.0),
+            ])
         }
-        fs::write(dir.join(REPETITIONS_FILE), csv).unwrap();
+        .write(dir);
     }
 
     #[test]
@@ -289,6 +231,6 @@ mod tests {
         assert!(low <= 2.0 && 2.0 <= high && low > 1.5, "{low}..{high}");
         let unknown = super::leads(&dir, "nobody").unwrap_err().to_string();
         assert!(unknown.contains("ours, other"), "{unknown}");
-        fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -8,23 +8,38 @@
 //! * [`replay`]: the drivers (event, tick) and the one replay loop every pass runs.
 //! * [`passes`]: the verification, throughput and latency passes as hooks.
 //! * [`bench`](mod@bench): the reference run and the three passes per (algorithm, workload).
+//! * [`plan`]: the seeded interleaved order of a workload's passes.
 //! * [`select`]: command-line names and files to a validated selection.
-//! * [`output`]: result rows, the CSV schema, the checks before a run.
+//! * [`output`]: the aggregation into result rows (the `schema` crate's), the checks before a run.
 //! * [`swap`]: a set of files written whole or not at all (staged, then renamed).
 //! * [`metadata`]: the run metadata.
+//! * [`stats`]: medians, their intervals, ratio intervals.
 //! * [`alloc`]: the counting global allocator (installed by the binary).
 //! * [`clock`]: the clock floor and clock source.
 //! * [`memory`]: the memory latency probe (the cost of a cache miss by buffer size).
+//!
+//! The commands, one module each, called by the binary with a config built
+//! by [`cli`] and returning a [`failure::Failure`]: [`run`], [`list`],
+//! [`plain`] (crosscheck), [`ab`], [`counts_command`] (over [`counts`]),
+//! [`compare`] (compare and agreement), [`lead`] and [`paired`] (over
+//! [`recorded`], a recorded run's whole passes), with [`summary`] the
+//! terminal summary of a run; [`docs`] is the binary's `docs` command's.
 
 pub mod ab;
 pub mod alloc;
 pub mod bench;
+pub mod cli;
 pub mod clock;
 pub mod compare;
 pub mod counts;
+pub mod counts_command;
 pub mod docs;
+pub mod failure;
+#[cfg(test)]
+mod fixture;
 pub mod headline;
 pub mod lead;
+pub mod list;
 pub mod memory;
 pub mod metadata;
 pub mod output;
@@ -32,7 +47,9 @@ pub mod paired;
 pub mod passes;
 pub mod plain;
 pub mod plan;
+pub mod recorded;
 pub mod replay;
+pub mod run;
 pub mod select;
 pub mod stats;
 pub mod summary;

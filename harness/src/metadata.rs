@@ -4,11 +4,12 @@ use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use schema::SCHEMA_VERSION;
 use serde::Serialize;
 
 use crate::clock;
 use crate::memory::MemoryLatency;
-use crate::output::{Floor, SCHEMA_VERSION};
+use crate::output::Floor;
 use crate::select::Selection;
 
 /// Crates whose versions affect what is measured or generated.

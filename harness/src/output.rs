@@ -2,10 +2,10 @@
 //! and the aggregation of a workload's repetitions into them (medians,
 //! intervals, ratios to the best, ties: `crate::stats`).
 //!
-//! The schema is documented in `results/README.md`; [`SCHEMA_VERSION`] is the
-//! first column of every CSV row and a field of the metadata, so that a reader can
-//! refuse files it does not understand. The run's id ([`Rows::new`]) is the
-//! last column of every row and a field of the metadata, so that a reader can
+//! The rows, file names and schema version are the `schema` crate's, which
+//! every reader shares (the layout is documented in `results/README.md`);
+//! this module fills the rows. The run's id ([`Rows::new`]) is the last
+//! column of every row and a field of the metadata, so that a reader can
 //! refuse files of different runs.
 //!
 //! Writing: before anything is measured, [`prepare_output`] checks the output
@@ -24,6 +24,13 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
+use schema::{
+    COMPARISON_FILE, CONTRACT_COST_FILE, COUNTS_FILE, COUNTS_FILES, COUNTS_METADATA_FILE,
+    ComparisonRow, ContractCostRow, CountRow, LATENCY_FILE, LatencyRow, METADATA_FILE,
+    REPETITIONS_FILE, RUN_FILES, RUN_STALE_FILES, RUNS_FILE, RepetitionRow, RunRow, SCHEMA_VERSION,
+    STATUS_OK, STATUS_SKIPPED, THROUGHPUT_FILE, ThroughputRow,
+};
+
 use crate::bench::{AlgorithmResult, Measurement, Outcome, PERCENTILES, Rep, quantile};
 use crate::passes::{Batches, Kind};
 use crate::replay::mix;
@@ -33,29 +40,6 @@ use crate::swap::{self, FileSet, Swapped};
 /// How far the batched pass's total may stray from the whole pass's before its
 /// per-kind split is flagged as not adding up (`consistent = false`).
 pub const CONSISTENCY_TOLERANCE: f64 = 0.15;
-
-/// Version of the CSV and metadata schema; bump on any change a reader would notice.
-pub const SCHEMA_VERSION: u32 = 3;
-
-/// The result files, by name.
-pub const RUNS_FILE: &str = "runs.csv";
-/// Per operation, the statistics over the repetitions.
-pub const THROUGHPUT_FILE: &str = "throughput.csv";
-/// Every timed repetition, raw.
-pub const REPETITIONS_FILE: &str = "repetitions.csv";
-/// Per-operation latency percentiles.
-pub const LATENCY_FILE: &str = "latency.csv";
-/// What the contract costs each native row's structure.
-pub const CONTRACT_COST_FILE: &str = "contract_cost.csv";
-/// Run metadata (JSON).
-pub const METADATA_FILE: &str = "metadata.json";
-/// `timerbench counts`: instructions, simulated cache misses and mispredictions per operation.
-pub const COUNTS_FILE: &str = "counts.csv";
-/// `timerbench counts`' metadata (JSON): the tool, the cache geometry, the settings.
-pub const COUNTS_METADATA_FILE: &str = "counts.json";
-/// `timerbench compare BASE NEW --save`'s file, written into NEW: each cell's
-/// change against BASE, which the report draws when it is there.
-pub const COMPARISON_FILE: &str = "comparison.csv";
 
 /// The identifying columns shared by every row.
 #[derive(Clone, Debug, Serialize)]
@@ -68,157 +52,6 @@ pub struct Key {
     pub scale: String,
     /// `event` or `tick`.
     pub driver: String,
-}
-
-/// One row of `runs.csv`: one (algorithm, workload, scale).
-#[derive(Debug, Serialize)]
-pub struct RunRow {
-    schema_version: u32,
-    algorithm: String,
-    workload: String,
-    scale: String,
-    driver: String,
-    params: String,
-    status: &'static str,
-    skip_reason: String,
-    measured_ops: u64,
-    repetitions: Option<usize>,
-    inserts: u64,
-    cancels: u64,
-    reschedules: u64,
-    cancel_hits: Option<u64>,
-    reschedule_hits: Option<u64>,
-    fired: Option<u64>,
-    max_pending: u64,
-    wakeups: Option<u64>,
-    empty_wakeups: Option<u64>,
-    slot_visits: Option<u64>,
-    empty_slot_visits: Option<u64>,
-    entries_examined_not_due: Option<u64>,
-    cascades: Option<u64>,
-    bucket_expirations: Option<u64>,
-    insert_scan_steps: Option<u64>,
-    peak_bytes: Option<u64>,
-    bytes_per_pending: Option<f64>,
-    allocs_measured: Option<u64>,
-    max_lateness_ticks: Option<u64>,
-    checksum: String,
-    wall_ms: Option<u64>,
-    /// What the queue held at the end of the measured phase, and after the
-    /// quiet period ([`crate::bench::Retained`]): after every older column, so
-    /// that columns placed by position stay where they were.
-    retained_bytes: Option<u64>,
-    retained_pending: Option<u64>,
-    quiet_bytes: Option<u64>,
-    quiet_pending: Option<u64>,
-    /// The run the row belongs to (see [`Rows::new`]): the last column, so
-    /// that columns placed by position stay where they were.
-    run_id: String,
-}
-
-/// One row of `throughput.csv`: one operation of one run, over its repetitions.
-#[derive(Debug, Serialize)]
-pub struct ThroughputRow {
-    schema_version: u32,
-    algorithm: String,
-    workload: String,
-    scale: String,
-    driver: String,
-    operation: &'static str,
-    method: &'static str,
-    count: u64,
-    repetitions: usize,
-    median_ns: Option<f64>,
-    ci_low_ns: Option<f64>,
-    ci_high_ns: Option<f64>,
-    ci_level: Option<f64>,
-    min_ns: Option<f64>,
-    max_ns: Option<f64>,
-    clock_reads_per_op: f64,
-    batch_over_whole: Option<f64>,
-    consistent: Option<bool>,
-    ratio_to_best: Option<f64>,
-    ratio_ci_low: Option<f64>,
-    ratio_ci_high: Option<f64>,
-    tied_with_best: Option<bool>,
-    /// The run the row belongs to (see [`Rows::new`]): the last column, so
-    /// that columns placed by position stay where they were.
-    run_id: String,
-}
-
-/// One row of `contract_cost.csv`: a native row (a crate or baseline driven
-/// through its own API) against its contract row (the same structure behind
-/// `TimerQueue`) on one workload, both as whole passes.
-#[derive(Debug, Serialize)]
-pub struct ContractCostRow {
-    schema_version: u32,
-    /// The workload.
-    pub workload: String,
-    scale: String,
-    driver: String,
-    /// The native row.
-    pub native: String,
-    /// Its contract row.
-    pub contract: String,
-    /// The native row's median ns per operation.
-    pub native_ns: f64,
-    /// The contract row's.
-    pub contract_ns: f64,
-    /// `contract_ns / native_ns`: what the contract (an adapter's handle map
-    /// and batch sort, a baseline's stale-safe handles) multiplies the
-    /// structure's own cost by.
-    pub ratio: f64,
-    /// The ratio's 95% bootstrap interval.
-    pub ratio_ci_low: Option<f64>,
-    /// Its upper end.
-    pub ratio_ci_high: Option<f64>,
-    /// Whether the two medians' intervals overlap: no measurable cost.
-    pub tied: bool,
-    /// The run the row belongs to.
-    run_id: String,
-}
-
-/// One row of `repetitions.csv`: one operation of one timed pass.
-#[derive(Debug, Serialize)]
-pub struct RepetitionRow {
-    schema_version: u32,
-    algorithm: String,
-    workload: String,
-    scale: String,
-    driver: String,
-    repetition: u32,
-    position: u32,
-    pass: &'static str,
-    operation: &'static str,
-    count: u64,
-    total_ns: u64,
-    batches: u64,
-    /// The run the row belongs to (see [`Rows::new`]): the last column, so
-    /// that columns placed by position stay where they were.
-    run_id: String,
-}
-
-/// One row of `latency.csv`: one operation of one run.
-#[derive(Debug, Serialize)]
-pub struct LatencyRow {
-    schema_version: u32,
-    algorithm: String,
-    workload: String,
-    scale: String,
-    driver: String,
-    operation: &'static str,
-    count: u64,
-    mean_ns: f64,
-    p50_ns: u64,
-    p90_ns: u64,
-    p99_ns: u64,
-    p999_ns: u64,
-    max_ns: u64,
-    floor_p50_ns: u64,
-    floor_p99_ns: u64,
-    /// The run the row belongs to (see [`Rows::new`]): the last column, so
-    /// that columns placed by position stay where they were.
-    run_id: String,
 }
 
 /// Facts about a workload's tape that every row of it shares.
@@ -419,10 +252,15 @@ impl Rows {
             scale: key.scale.clone(),
             driver: key.driver.clone(),
             params: result.params.clone(),
-            status: if m.is_some() { "ok" } else { "skipped" },
+            status: if m.is_some() {
+                STATUS_OK
+            } else {
+                STATUS_SKIPPED
+            }
+            .to_owned(),
             skip_reason,
             measured_ops,
-            repetitions: m.map(|m| m.whole.len()),
+            repetitions: m.map(|m| m.whole.len() as u64),
             inserts: facts.inserts,
             cancels: facts.cancels,
             reschedules: facts.reschedules,
@@ -465,34 +303,35 @@ impl Rows {
         measured_ops: u64,
         comparison: Option<Comparison>,
     ) {
-        let row = |operation, method, count: u64, values: &[f64], clock_reads_per_op| {
-            let summary = stats::summarise(values).filter(|_| count > 0);
-            ThroughputRow {
-                schema_version: SCHEMA_VERSION,
-                algorithm: key.algorithm.clone(),
-                workload: key.workload.clone(),
-                scale: key.scale.clone(),
-                driver: key.driver.clone(),
-                operation,
-                method,
-                count,
-                repetitions: values.len(),
-                median_ns: summary.map(|s| s.median),
-                ci_low_ns: summary.map(|s| s.ci_low),
-                ci_high_ns: summary.map(|s| s.ci_high),
-                ci_level: summary.map(|s| s.ci_level),
-                min_ns: summary.map(|s| s.min),
-                max_ns: summary.map(|s| s.max),
-                clock_reads_per_op,
-                batch_over_whole: None,
-                consistent: None,
-                ratio_to_best: None,
-                ratio_ci_low: None,
-                ratio_ci_high: None,
-                tied_with_best: None,
-                run_id: self.run_id.clone(),
-            }
-        };
+        let row =
+            |operation: &str, method: &str, count: u64, values: &[f64], clock_reads_per_op| {
+                let summary = stats::summarise(values).filter(|_| count > 0);
+                ThroughputRow {
+                    schema_version: SCHEMA_VERSION,
+                    algorithm: key.algorithm.clone(),
+                    workload: key.workload.clone(),
+                    scale: key.scale.clone(),
+                    driver: key.driver.clone(),
+                    operation: operation.to_owned(),
+                    method: method.to_owned(),
+                    count,
+                    repetitions: values.len() as u64,
+                    median_ns: summary.map(|s| s.median),
+                    ci_low_ns: summary.map(|s| s.ci_low),
+                    ci_high_ns: summary.map(|s| s.ci_high),
+                    ci_level: summary.map(|s| s.ci_level),
+                    min_ns: summary.map(|s| s.min),
+                    max_ns: summary.map(|s| s.max),
+                    clock_reads_per_op,
+                    batch_over_whole: None,
+                    consistent: None,
+                    ratio_to_best: None,
+                    ratio_ci_low: None,
+                    ratio_ci_high: None,
+                    tied_with_best: None,
+                    run_id: self.run_id.clone(),
+                }
+            };
         let mut all = row(
             "all",
             "whole",
@@ -548,20 +387,22 @@ impl Rows {
     /// Every timed pass, raw.
     fn add_repetitions(&mut self, key: &Key, m: &Measurement, measured_ops: u64) {
         let row =
-            |rep: u32, position: u32, pass, operation, count, total_ns, batches| RepetitionRow {
-                schema_version: SCHEMA_VERSION,
-                algorithm: key.algorithm.clone(),
-                workload: key.workload.clone(),
-                scale: key.scale.clone(),
-                driver: key.driver.clone(),
-                repetition: rep,
-                position,
-                pass,
-                operation,
-                count,
-                total_ns,
-                batches,
-                run_id: self.run_id.clone(),
+            |rep: u32, position: u32, pass: &str, operation: &str, count, total_ns, batches| {
+                RepetitionRow {
+                    schema_version: SCHEMA_VERSION,
+                    algorithm: key.algorithm.clone(),
+                    workload: key.workload.clone(),
+                    scale: key.scale.clone(),
+                    driver: key.driver.clone(),
+                    repetition: rep,
+                    position,
+                    pass: pass.to_owned(),
+                    operation: operation.to_owned(),
+                    count,
+                    total_ns,
+                    batches,
+                    run_id: self.run_id.clone(),
+                }
             };
         let mut rows = Vec::new();
         for rep in &m.whole {
@@ -606,13 +447,13 @@ impl Rows {
 
     /// The latency pass's percentiles per operation kind.
     fn add_latency(&mut self, key: &Key, m: &Measurement, floor: Floor) {
-        let latency_row = |operation, h: &hdrhistogram::Histogram<u64>| LatencyRow {
+        let latency_row = |operation: &str, h: &hdrhistogram::Histogram<u64>| LatencyRow {
             schema_version: SCHEMA_VERSION,
             algorithm: key.algorithm.clone(),
             workload: key.workload.clone(),
             scale: key.scale.clone(),
             driver: key.driver.clone(),
-            operation,
+            operation: operation.to_owned(),
             count: h.len(),
             mean_ns: if h.is_empty() { 0.0 } else { h.mean() },
             p50_ns: quantile(h, PERCENTILES[0].1),
@@ -641,7 +482,7 @@ impl Rows {
                     algorithm: row.algorithm.clone(),
                     workload: row.workload.clone(),
                     summary: Summary {
-                        n: row.repetitions,
+                        n: row.repetitions as usize,
                         median: row.median_ns?,
                         ci_low: row.ci_low_ns?,
                         ci_high: row.ci_high_ns?,
@@ -661,12 +502,12 @@ impl Rows {
 
     /// The `runs.csv` rows, for the summary table:
     /// (algorithm, workload, status, empty slot visits).
-    pub fn run_summaries(&self) -> impl Iterator<Item = (&str, &str, &'static str, Option<u64>)> {
+    pub fn run_summaries(&self) -> impl Iterator<Item = (&str, &str, &str, Option<u64>)> {
         self.runs.iter().map(|row| {
             (
                 row.algorithm.as_str(),
                 row.workload.as_str(),
-                row.status,
+                row.status.as_str(),
                 row.empty_slot_visits,
             )
         })
@@ -703,23 +544,6 @@ pub fn batch_over_whole(whole: &[Rep<u64>], batched: &[Rep<Batches>]) -> Option<
     let batched = stats::summarise(&batched)?.median;
     (whole > 0.0).then(|| batched / whole)
 }
-
-/// The files of a run, in the order they are moved into place.
-pub const RUN_FILES: [&str; 6] = [
-    RUNS_FILE,
-    THROUGHPUT_FILE,
-    REPETITIONS_FILE,
-    LATENCY_FILE,
-    CONTRACT_COST_FILE,
-    METADATA_FILE,
-];
-
-/// Files a run makes stale, removed as part of its swap: a `comparison.csv`
-/// describes the run it was made from, not the next one.
-pub const RUN_STALE_FILES: [&str; 1] = [COMPARISON_FILE];
-
-/// `timerbench counts`' files, in the order they are moved into place.
-pub const COUNTS_FILES: [&str; 2] = [COUNTS_FILE, COUNTS_METADATA_FILE];
 
 /// A generous bound on the bytes of one CSV row with its run id: the longest
 /// row of the committed reference run is under 400 bytes (a `runs.csv` row
@@ -846,11 +670,7 @@ fn write_all_with(
 
 /// Writes `timerbench counts`' rows and their metadata into `dir`, whole, as
 /// [`write_all`] writes a run's.
-pub fn write_counts<T: Serialize>(
-    dir: &Path,
-    rows: &[T],
-    metadata: &impl Serialize,
-) -> Result<Swapped> {
+pub fn write_counts(dir: &Path, rows: &[CountRow], metadata: &impl Serialize) -> Result<Swapped> {
     let set = FileSet {
         dir,
         staging: swap::staging_name("counts", &std::process::id().to_string()),
@@ -867,7 +687,7 @@ pub fn write_counts<T: Serialize>(
 
 /// Writes `comparison.csv` into `dir`, staged and renamed into place as
 /// [`write_all`] writes a run's files.
-pub fn write_comparison<T: Serialize>(dir: &Path, rows: &[T]) -> Result<Swapped> {
+pub fn write_comparison(dir: &Path, rows: &[ComparisonRow]) -> Result<Swapped> {
     let set = FileSet {
         dir,
         staging: swap::staging_name("compare", &std::process::id().to_string()),

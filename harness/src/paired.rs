@@ -16,8 +16,9 @@
 //! ratios (NEW's over BASE's) with its distribution-free interval
 //! ([`stats::summarise`], as `timerbench ab` does for its rounds), and
 //! `ab`'s verdict: **faster** or **slower** only when the whole interval lies
-//! on one side of 1, else **tied**. It reads `metadata.json` and the
-//! whole-pass rows of `repetitions.csv` and measures nothing.
+//! on one side of 1, else **tied**. It uses the metadata and the
+//! whole-pass rows of `repetitions.csv` (read, with the rest of the run, by
+//! the `schema` crate's reader) and measures nothing.
 //!
 //! What it is for: judging a change to a design on a noisy host, where `ab`
 //! (two builds, in separate processes, seconds apart) cannot. Register the
@@ -34,25 +35,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use serde::Deserialize;
 
-use crate::ab::Cell;
-use crate::compare::{check_one_run, read_metadata};
-use crate::lead::for_each_whole_pass;
-
-/// The metadata fields this reads.
-#[derive(Debug, Deserialize)]
-struct RunFacts {
-    algorithms: Vec<Named>,
-    /// The run's workloads, in its order.
-    workloads: Vec<String>,
-}
-
-/// An algorithm of the run, by name.
-#[derive(Debug, Deserialize)]
-struct Named {
-    name: String,
-}
+use crate::ab::{Cell, verdict_table};
+use crate::failure::Failure;
+use crate::recorded::for_each_whole_pass;
 
 /// Per workload of the run recorded in `dir` (in the run's order) that both
 /// `base` and `new` ran, a [`Cell`] of their whole passes paired by
@@ -65,8 +51,8 @@ struct Named {
 /// its algorithms (the message lists those it ran), when the two are the
 /// same row, or when no workload has a repetition of both.
 pub fn paired(dir: &Path, base: &str, new: &str) -> Result<Vec<Cell>> {
-    check_one_run(dir)?;
-    let facts: RunFacts = read_metadata(dir, "algorithm list and workload list")?;
+    let files = schema::RunFiles::read(dir)?;
+    let facts = &files.metadata;
     if base == new {
         bail!("--base and --new are both {base:?}: name two different rows of the run");
     }
@@ -82,18 +68,21 @@ pub fn paired(dir: &Path, base: &str, new: &str) -> Result<Vec<Cell>> {
     }
     // (workload, repetition) -> (base's ns per operation, new's).
     let mut passes: BTreeMap<(String, u32), (Option<f64>, Option<f64>)> = BTreeMap::new();
-    for_each_whole_pass(dir, |algorithm, workload, repetition, ns| {
-        let is_base = algorithm == base;
-        if !is_base && algorithm != new {
-            return;
-        }
-        let entry = passes.entry((workload, repetition)).or_default();
-        if is_base {
-            entry.0 = Some(ns);
-        } else {
-            entry.1 = Some(ns);
-        }
-    })?;
+    for_each_whole_pass(
+        files.repetitions()?,
+        |algorithm, workload, repetition, ns| {
+            let is_base = algorithm == base;
+            if !is_base && algorithm != new {
+                return;
+            }
+            let entry = passes.entry((workload.to_owned(), repetition)).or_default();
+            if is_base {
+                entry.0 = Some(ns);
+            } else {
+                entry.1 = Some(ns);
+            }
+        },
+    );
     let mut cells = Vec::new();
     for workload in &facts.workloads {
         let mut cell = Cell {
@@ -249,11 +238,46 @@ pub fn orientations_table(rows: &[Oriented]) -> String {
     text
 }
 
+/// `timerbench paired`: two rows of one run, paired by repetition.
+pub fn paired_command(
+    results: &Path,
+    base: &str,
+    new: &str,
+    swapped: Option<&Path>,
+) -> Result<(), Failure> {
+    use std::io::Write as _;
+    let table = |results: &Path, base: &str, new: &str| {
+        let cells = paired(results, base, new).map_err(Failure::Input)?;
+        let text = format!(
+            "{new} against {base} in {}, paired by repetition: ns per operation, median over \
+             the repetitions; ratio: median of the paired ratios, {new}'s over {base}'s\n{}",
+            results.display(),
+            verdict_table(&cells, "new")
+        );
+        Ok::<_, Failure>((cells, text))
+    };
+    // Written whole and then printed once, as `lead` does.
+    let (first, mut text) = table(results, base, new)?;
+    if let Some(other) = swapped {
+        let (second, second_text) = table(other, new, base)?;
+        let rows = both_orientations(&first, &second);
+        text += &format!(
+            "{second_text}both orientations, each the changed row's time over the unchanged \
+             one's: first {new} over {base} in {}, second {base} over {new} in {}\n{}",
+            results.display(),
+            other.display(),
+            orientations_table(&rows)
+        );
+    }
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ab::Verdict;
-    use crate::output::{METADATA_FILE, REPETITIONS_FILE};
+    use crate::fixture;
     use std::fs;
 
     /// A results directory of three rows on two workloads, 9 repetitions
@@ -261,28 +285,20 @@ mod tests {
     /// host's speed does), `new` always 10% faster than `base` in the same
     /// repetition. On `v`, `base` and a third row, `other`, ran.
     fn tiny_run(dir: &Path) {
-        fs::create_dir_all(dir).unwrap();
-        let metadata = serde_json::json!({
-            "workloads": ["w", "v"],
-            "algorithms": [{"name": "base"}, {"name": "new"}, {"name": "other"}],
-        });
-        fs::write(dir.join(METADATA_FILE), metadata.to_string()).unwrap();
-        let mut csv = String::from(
-            "schema_version,algorithm,workload,scale,driver,repetition,position,pass,operation,count,total_ns,batches\n",
-        );
-        for repetition in 0..9u64 {
-            // The host's speed this repetition: 1x to 3x.
-            let drift = 100 + 25 * repetition;
-            for (name, workload, ns) in [
-                ("base", "w", 10 * drift),
-                ("new", "w", 9 * drift),
-                ("other", "v", 30 * drift),
-                ("base", "v", 10 * drift),
-            ] {
-                csv += &crate::lead::fixture_pass_rows(name, workload, repetition, ns);
-            }
-        }
-        fs::write(dir.join(REPETITIONS_FILE), csv).unwrap();
+        // The host's speed in each repetition: 1x to 3x.
+        let drift: Vec<f64> = (0..9u32).map(|r| 1.0 + 0.25 * f64::from(r)).collect();
+        let cell = |algorithm, workload, ns: f64| fixture::Cell {
+            algorithm,
+            workload,
+            ns: drift.iter().map(|d| ns * d).collect(),
+        };
+        fixture::Run::of(vec![
+            cell("base", "w", 10.0),
+            cell("new", "w", 9.0),
+            cell("other", "v", 30.0),
+            cell("base", "v", 10.0),
+        ])
+        .write(dir);
     }
 
     #[test]

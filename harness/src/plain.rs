@@ -18,15 +18,17 @@ use std::time::Instant;
 use algorithms::Algorithm;
 use algorithms::Expired;
 use algorithms::driven::Driven;
-use algorithms::registry::{Payload, RowVisitor};
+use algorithms::registry::{self, Payload, RowVisitor};
 use algorithms::variant::row_name;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use workloads::{Op, Tape};
+use workloads::{Op, Scale, Tape};
 
 use crate::bench::Prepared;
+use crate::failure::Failure;
 use crate::passes::{Untimed, Verify, elapsed_ns};
-use crate::replay::{Buffers, Driver, prefilled, replay_measured, retire};
+use crate::replay::{Buffers, Driver, prefilled, replay_measured, retire, workload_seed};
+use crate::select::{Selection, WorkloadSource};
 use crate::stats;
 
 /// Replays `tape.ops[from..]` and the advance to the tape's end into `queue`
@@ -190,6 +192,95 @@ fn harness_fired<Q: Algorithm + Driven>(prepared: &Prepared, max_pending: usize)
     replay_measured(&mut queue, tape, Driver::Event, &mut buffers, &mut verify);
     retire(queue, &mut buffers);
     verify.fired - before
+}
+
+/// What `timerbench crosscheck` was asked to check (and `timerbench ab`
+/// passes on to both builds).
+pub struct CrosscheckConfig {
+    /// Algorithm names (default: all).
+    pub algorithms: Vec<String>,
+    /// Built-in workload names (default: all built-ins).
+    pub workloads: Vec<String>,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// Size of the built-in workloads.
+    pub scale: Scale,
+    /// Timed repetitions of each side.
+    pub repeat: u32,
+}
+
+impl CrosscheckConfig {
+    /// The rows and built-in workloads asked for (no sweep points, specs or
+    /// traces: crosscheck replays built-ins only).
+    pub fn resolve(&self) -> Result<Selection, Failure> {
+        Selection::resolve(
+            &self.algorithms,
+            &[],
+            false,
+            &self.workloads,
+            &[],
+            &[],
+            self.scale,
+        )
+        .map_err(Failure::Input)
+    }
+}
+
+/// `timerbench crosscheck`: the harness's whole pass against a plain loop.
+pub fn crosscheck(config: &CrosscheckConfig) -> Result<(), Failure> {
+    let selection = config.resolve()?;
+    println!(
+        "Whole-pass ns per operation (median of {}), event driver: the harness's replay and a plain loop, interleaved",
+        config.repeat
+    );
+    println!(
+        "{:<14} {:<26} {:>10} {:>10} {:>8}",
+        "workload", "algorithm", "harness", "plain", "ratio"
+    );
+    let mut worst: Option<(String, f64)> = None;
+    for source in &selection.workloads {
+        let WorkloadSource::Spec { spec, .. } = source else {
+            continue;
+        };
+        let prepared = Prepared::new(spec.generate(config.seed), Driver::Event);
+        let mut check = CrossCheck {
+            prepared: &prepared,
+            selected: &selection.algorithms,
+            repeat: config.repeat,
+            seed: workload_seed(config.seed, spec.name()),
+            rows: Vec::new(),
+        };
+        registry::for_each_row(&mut check);
+        for row in &check.rows {
+            if row.plain_fired != row.harness_fired {
+                return Err(Failure::Run(anyhow::anyhow!(
+                    "the plain loop fired {} timers of {} on {} where the harness's replay fired {}: \
+                     they did not replay the same operations, so their times cannot be compared",
+                    row.plain_fired,
+                    row.algorithm,
+                    spec.name(),
+                    row.harness_fired
+                )));
+            }
+            let ratio = row.harness_ns / row.plain_ns;
+            println!(
+                "{:<14} {:<26} {:>10.1} {:>10.1} {:>8.3}",
+                spec.name(),
+                row.algorithm,
+                row.harness_ns,
+                row.plain_ns,
+                ratio
+            );
+            let off = (ratio - 1.0).abs();
+            if worst.as_ref().is_none_or(|(_, w)| off > (w - 1.0).abs()) {
+                worst = Some((format!("{} on {}", row.algorithm, spec.name()), ratio));
+            }
+        }
+    }
+    if let Some((cell, ratio)) = worst {
+        println!("largest departure from 1: {ratio:.3} ({cell})");
+    }
+    Ok(())
 }
 
 #[cfg(test)]

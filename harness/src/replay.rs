@@ -404,6 +404,21 @@ pub fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// FNV-1a of a name: gives each workload (or cell) a seed of its own when
+/// mixed into a run's seed with [`mix`].
+pub fn name_hash(name: &str) -> u64 {
+    name.bytes().fold(0xCBF2_9CE4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01B3)
+    })
+}
+
+/// The seed of a workload's plan (and of its bootstrap resamples): the run's
+/// seed mixed with the hash of the workload's name, so each workload has its
+/// own.
+pub fn workload_seed(seed: u64, workload: &str) -> u64 {
+    mix(seed ^ mix(name_hash(workload)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,13 @@
 //! Turning the command line's names and files into what to run, or into an
 //! error that says what was wrong and what is valid. Nothing is measured or
 //! written until this has succeeded.
+//!
+//! A [`Choice`] is what a command was asked for; [`Choice::resolve`] checks
+//! it against the registry, the built-ins and the files into a
+//! [`Selection`]. Two checks of a selection follow before anything is
+//! generated: [`check_tick_driver`] (the tick driver cannot reach a far end)
+//! and [`check_memory`] (the estimate of [`memory_estimate`] against
+//! `--max-memory-gib`).
 
 use std::path::PathBuf;
 
@@ -183,6 +190,95 @@ impl Selection {
             workloads,
         })
     }
+}
+
+/// What a command asked to replay, before it is checked: the rows, the
+/// workloads and their seed and scale (`run` and `counts`).
+pub struct Choice {
+    /// Algorithm names (`--algorithms`).
+    pub algorithms: Vec<String>,
+    /// Parameter sweeps (`--param`).
+    pub params: Vec<String>,
+    /// Built-in workload names (`--workloads`).
+    pub workloads: Vec<String>,
+    /// Spec files (`--spec`).
+    pub specs: Vec<PathBuf>,
+    /// Trace files (`--trace`).
+    pub traces: Vec<PathBuf>,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// Size of the built-in workloads.
+    pub scale: Scale,
+}
+
+impl Choice {
+    /// Checks every name and file against what exists (bad input). With
+    /// neither --algorithms nor --param, every row, and the compiled sweep
+    /// points too when `sweeps` is set.
+    pub fn resolve(&self, sweeps: bool) -> Result<Selection> {
+        Selection::resolve(
+            &self.algorithms,
+            &self.params,
+            sweeps,
+            &self.workloads,
+            &self.specs,
+            &self.traces,
+            self.scale,
+        )
+    }
+}
+
+/// Refuses a selection with a workload that runs beyond `max_ticks`, which
+/// the tick driver would advance through one tick at a time (the reference
+/// model first, before any algorithm): 2^40 ticks take hours.
+pub fn check_tick_driver(selection: &Selection, max_ticks: u64) -> Result<()> {
+    for source in &selection.workloads {
+        let end = source.end_tick();
+        if end > max_ticks {
+            bail!(
+                "workload {} runs to tick {end}, and the tick driver advances every tick up to \
+                 it: beyond the limit of {max_ticks} ticks; use --driver event, shorten the \
+                 workload, or raise --max-ticks",
+                source.name()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a workload whose estimated memory is above `max_gib`, saying how
+/// the estimate is made; warns of one above what the machine has available.
+pub fn check_memory(selection: &Selection, max_gib: u64) -> Result<()> {
+    const GIB: f64 = (1u64 << 30) as f64;
+    let available = available_memory();
+    for source in &selection.workloads {
+        let (ops, pending) = source.size();
+        let estimate = memory_estimate(ops, pending);
+        let how = format!(
+            "{ops} operations of {} bytes, up to {pending} pending timers of {} bytes, and {} MiB",
+            BYTES_PER_OP,
+            BYTES_PER_PENDING,
+            FIXED_BYTES >> 20
+        );
+        if estimate > max_gib.saturating_mul(1 << 30) {
+            bail!(
+                "workload {} is estimated to need {:.1} GiB ({how}), above the limit of {max_gib} \
+                 GiB; lower its `pending` or `duration`, or raise --max-memory-gib",
+                source.name(),
+                estimate as f64 / GIB
+            );
+        }
+        if let Some(available) = available.filter(|&a| estimate > a) {
+            eprintln!(
+                "timerbench: warning: workload {} is estimated to need {:.1} GiB ({how}), more \
+                 than the {:.1} GiB this machine has available; it may swap, and its times with it",
+                source.name(),
+                estimate as f64 / GIB,
+                available as f64 / GIB
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Checks algorithm names (`--algorithms`) and parameter sweeps (`--param`)

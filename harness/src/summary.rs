@@ -9,11 +9,22 @@
 //! the report. Lists that grow with the number of algorithms or workloads
 //! (ties, empty slot visits, the replay loop's cost, the memory probe) are
 //! wrapped by [`wrap`].
+//!
+//! The `print_` functions print what `timerbench run` says at its end, in
+//! order: the summary table and ties ([`print_summary`]), what the contract
+//! costs each native row ([`print_contract_cost`]), the replay loop's own
+//! cost ([`print_overhead`]), the memory probe ([`print_memory_latency`]) and
+//! the files written ([`print_swapped`], which `timerbench counts` prints
+//! too).
 
 use algorithms::Family;
-use algorithms::registry::AlgorithmInfo;
+use algorithms::registry::{self, AlgorithmInfo};
 
-use crate::output::Headline;
+use crate::memory::MemoryLatency;
+use crate::metadata::ReplayOverhead;
+use crate::output::{Headline, Rows};
+use crate::select::Selection;
+use crate::swap::Swapped;
 
 /// The widest line the summary prints.
 pub const SUMMARY_WIDTH: usize = 120;
@@ -176,6 +187,133 @@ pub fn workload_table(lines: &[WorkloadLine]) -> Vec<String> {
         table.push(format_row([&row[0], &row[1], &row[2], &row[3], &row[4]]));
     }
     table
+}
+
+/// Prints the memory probe: what one cache miss costs at each buffer size, the
+/// floor under a cancel once a queue outgrows the caches.
+pub fn print_memory_latency(memory: &[MemoryLatency]) {
+    println!();
+    let items: Vec<String> = memory
+        .iter()
+        .map(|probe| format!("{} KiB {:.1}", probe.bytes >> 10, probe.ns_per_load))
+        .collect();
+    print_wrapped(
+        "Dependent random load, ns (the cost of a miss; not subtracted): ",
+        &items,
+    );
+}
+
+/// Prints `items` after `lead`, wrapped to the summary's width.
+pub fn print_wrapped(lead: &str, items: &[String]) {
+    for line in wrap(lead, items, ", ", SUMMARY_WIDTH) {
+        println!("{line}");
+    }
+}
+
+/// Prints the replay loop's own cost per workload.
+pub fn print_overhead(overheads: &[ReplayOverhead]) {
+    println!();
+    println!("Replay loop's own cost, ns per operation (in every figure above; not subtracted):");
+    let items: Vec<String> = overheads
+        .iter()
+        .map(|overhead| format!("{} {:.1}", overhead.workload, overhead.ns_per_op))
+        .collect();
+    print_wrapped("  ", &items);
+}
+
+/// Prints, within [`SUMMARY_WIDTH`] columns, per workload the
+/// fastest algorithm's all-in median (ns per insert, cancel or reschedule,
+/// advances included, whole passes), the algorithms tied with it, and the best
+/// crate and baseline with their ratio to it; then the empty slot visits of
+/// the algorithms that have any. Every cell is in the files and the report.
+pub fn print_summary(rows: &Rows, selection: &Selection, repeat: u32) {
+    let catalog = registry::catalog();
+    let headlines: Vec<Headline> = rows.headlines().collect();
+    println!();
+    println!(
+        "All-in median of {repeat} whole passes, ns per insert, cancel or reschedule (advances included).\n\
+         Per workload: the fastest; how many tie with it (median intervals overlap); the best crate (driven through\n\
+         its own API) and the best baseline, as their median over the fastest's. Every cell: throughput.csv, the report.\n"
+    );
+    let mut lines = Vec::new();
+    for source in &selection.workloads {
+        let workload = source.name();
+        let cells: Vec<&Headline> = headlines
+            .iter()
+            .filter(|h| h.workload == workload)
+            .collect();
+        lines.push(workload_line(workload, &cells, &catalog));
+    }
+    for line in workload_table(&lines) {
+        println!("{line}");
+    }
+    let ties: Vec<&WorkloadLine> = lines.iter().filter(|l| !l.tied.is_empty()).collect();
+    if !ties.is_empty() {
+        println!();
+        println!("Tied with the fastest (a tie is a tie: no winner is named between them):");
+        for line in ties {
+            print_wrapped(&format!("  {}: ", line.workload), &line.tied);
+        }
+    }
+    println!();
+    println!("Empty slot visits (empty ticks) in the measured phase, where any:");
+    for source in &selection.workloads {
+        let workload = source.name();
+        let items: Vec<String> = selection
+            .algorithms
+            .iter()
+            .filter_map(|name| {
+                rows.run_summaries()
+                    .find(|(a, w, _, _)| a == name && *w == workload)
+                    .and_then(|(_, _, status, visits)| match (status, visits) {
+                        ("ok", Some(n)) if n > 0 => Some(format!("{name} {n}")),
+                        _ => None,
+                    })
+            })
+            .collect();
+        if !items.is_empty() {
+            print_wrapped(&format!("  {workload}: "), &items);
+        }
+    }
+}
+
+/// What a write did: each file written, and each stale file removed.
+pub fn print_swapped(swapped: &Swapped) {
+    for path in &swapped.written {
+        println!("wrote {}", path.display());
+    }
+    for path in &swapped.removed {
+        println!("removed {}: it described the previous run", path.display());
+    }
+}
+
+/// What the contract costs each native row's structure, one line per pair.
+pub fn print_contract_cost(rows: &Rows) {
+    let costs = rows.contract_costs();
+    if costs.is_empty() {
+        return;
+    }
+    println!();
+    println!(
+        "What the contract costs: the contract row's median over the native row's (same structure, its own API),\n\
+         [95% interval]; = when the medians' intervals overlap:"
+    );
+    for cost in costs {
+        let interval = cost
+            .ratio_ci_low
+            .zip(cost.ratio_ci_high)
+            .map_or_else(String::new, |(low, high)| format!(" [{low:.2}, {high:.2}]"));
+        println!(
+            "  {:<12} {:<26} {:>6.1} ns over {:<24} {:>6.1} ns: {:.2}x{interval}{}",
+            cost.workload,
+            cost.contract,
+            cost.contract_ns,
+            cost.native,
+            cost.native_ns,
+            cost.ratio,
+            if cost.tied { " =" } else { "" }
+        );
+    }
 }
 
 #[cfg(test)]

@@ -231,6 +231,7 @@ impl Model {
                     exact: true,
                     params: String::new(),
                     summary: String::new(),
+                    native_of: None,
                     sweep: None,
                     variant: false,
                 });

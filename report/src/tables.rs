@@ -1181,7 +1181,7 @@ mod tests {
                 ratio_ci_low: Some(1.2),
                 ratio_ci_high: Some(1.3),
                 tied: false,
-                run_id: None,
+                ..Default::default()
             });
         let table = contract_cost_table(&model).expect("a pair");
         assert_eq!(table.headers[1], "nexus-timer / nexus-timer-native");

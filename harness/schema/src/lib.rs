@@ -1,0 +1,78 @@
+//! The result files of timerbench, owned in one place: what each file is
+//! called, which columns its rows have and in which order, which schema
+//! version it carries, how a set of files is known to be one run, and the one
+//! reader that turns a results directory into checked rows.
+//!
+//! **Why a crate of its own.** Three parties touch the files: the harness
+//! writes them, the harness's judging commands (`compare`, `agreement`,
+//! `lead`, `paired`) read them back, and the report draws them. When each
+//! spelled the columns for itself, a column added by the writer could be
+//! missed by one reader and caught by another, and the run-id rule was
+//! written twice, word for word. Here a row type is written once, deriving
+//! both `Serialize` (the writer's) and `Deserialize` (every reader's), so the
+//! header a run writes and the header a reader expects cannot drift apart: a
+//! test holds every row type's header to the committed reference run's.
+//!
+//! **What it depends on.** serde, csv and serde_json only: no algorithm and
+//! no workload. The report depends on this crate and not on the harness, so
+//! it links no measured code and reports algorithms it has never heard of.
+//!
+//! **Invariants.**
+//! * Every CSV row starts with [`SCHEMA_VERSION`] and every metadata file
+//!   carries it; a reader refuses another version, because a column could
+//!   mean something else. Columns are read by name, so a column added at
+//!   the end of a row needs no bump; a change of meaning does.
+//! * Every row of a run ends with its [`RUN_ID_COLUMN`], and `metadata.json`
+//!   carries it; files naming different runs are refused ([`mixed_runs`]).
+//! * A column no reader needs may be absent from a file a reader reads (it
+//!   reads as empty or zero); a column a reader needs must be there.
+//! * Every problem is an [`InputError`] that names the file, the line, the
+//!   column and the value where there are some, and what is valid.
+//!
+//! **Cost.** Reading is one pass over each file's text with serde; the
+//! reference run (about 3.5 MB of CSV) reads in well under a second. The
+//! reader reads every file of a run even when its caller needs one, so that
+//! every caller gets the whole run checked.
+//!
+//! Modules: [`files`] (names, version, sets), [`error`], [`check`] (checks
+//! beyond parsing), a module per file's row type ([`runs`], [`throughput`],
+//! [`repetitions`], [`latency`], [`contract_cost`], [`counts`],
+//! [`comparison`]), [`metadata`], [`parse`] (one file's text into rows),
+//! [`run_ids`] (the one-run rule) and [`reader`] (the whole directory).
+
+pub mod check;
+pub mod comparison;
+pub mod contract_cost;
+pub mod counts;
+pub mod error;
+pub mod files;
+pub mod latency;
+pub mod metadata;
+pub mod parse;
+pub mod reader;
+pub mod repetitions;
+pub mod run_ids;
+pub mod runs;
+pub mod throughput;
+
+pub use check::CheckRow;
+pub use comparison::{ComparisonRow, VERDICTS};
+pub use contract_cost::ContractCostRow;
+pub use counts::{CountRow, CountsBuild};
+pub use error::InputError;
+pub use files::{
+    COMPARISON_FILE, CONTRACT_COST_FILE, COUNTS_FILE, COUNTS_FILES, COUNTS_METADATA_FILE,
+    LATENCY_FILE, METADATA_FILE, REPETITIONS_FILE, RUN_FILES, RUN_ID_COLUMN, RUN_STALE_FILES,
+    RUNS_FILE, SCHEMA_VERSION, THROUGHPUT_FILE, VERSION_COLUMN,
+};
+pub use latency::LatencyRow;
+pub use metadata::{
+    AlgorithmEntry, ClockFloor, MemoryLatency, Metadata, ParamValue, ReplayOverhead, Statistics,
+    SweepPoint, SystemEntry, parse_counts_build, parse_metadata, read_counts_build, read_metadata,
+};
+pub use parse::{parse_csv, read_csv, read_optional_csv};
+pub use reader::{Results, RunFiles, read_results};
+pub use repetitions::{PASS_WHOLE, RepetitionRow};
+pub use run_ids::mixed_runs;
+pub use runs::{RunRow, STATUS_OK, STATUS_SKIPPED};
+pub use throughput::{OPERATION_ALL, ThroughputRow};

@@ -1,0 +1,311 @@
+//! Parsing one results file: the only code that turns the text of a CSV or
+//! JSON file into rows, and every problem into an [`InputError`] naming the
+//! file, the line, the column and the value where there are some.
+//!
+//! A CSV file must start with the `schema_version` column, every row must
+//! carry [`SCHEMA_VERSION`] and as many fields as the header, every field must
+//! parse as its column's type, and every row must pass its type's
+//! [`CheckRow`]. Columns a row type does not name are ignored, so the harness
+//! may add columns without breaking a reader, as long as it bumps the version
+//! for any change of meaning. A file whose last line has no newline was cut
+//! short: timerbench ends every row with one.
+//!
+//! Lines are counted from byte offsets, not by the csv crate, whose count is
+//! off by one for files with CRLF line ends.
+
+use std::fs;
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+
+use crate::check::CheckRow;
+use crate::error::InputError;
+use crate::files::{SCHEMA_VERSION, VERSION_COLUMN};
+
+/// The error for a JSON file that does not parse, with its line and column.
+pub fn json_error(path: &Path, error: &serde_json::Error) -> InputError {
+    InputError::new(
+        path,
+        Some(error.line() as u64),
+        format!("not valid JSON (column {}): {error}", error.column()),
+    )
+}
+
+/// The text of the file `path`, or an error saying what makes it.
+pub fn read_text(path: &Path) -> Result<String, InputError> {
+    fs::read_to_string(path).map_err(|e| {
+        InputError::new(
+            path,
+            None,
+            format!("cannot read the file ({e}); `make results` writes it"),
+        )
+    })
+}
+
+/// Reads a CSV file of `T` rows: the header must start with `schema_version`,
+/// every row must carry [`SCHEMA_VERSION`] and have as many fields as the
+/// header, and every field must parse.
+pub fn read_csv<T: DeserializeOwned + CheckRow>(path: &Path) -> Result<Vec<T>, InputError> {
+    let text = read_text(path)?;
+    check_last_line(path, &text)?;
+    parse_csv(path, &text)
+}
+
+/// Refuses a file whose last line has no newline after it: timerbench ends
+/// every row with one, so such a file was cut short (a full disk, a copy
+/// interrupted), even when its last line still has every field.
+fn check_last_line(path: &Path, text: &str) -> Result<(), InputError> {
+    if text.is_empty() || text.ends_with('\n') {
+        return Ok(());
+    }
+    Err(InputError::new(
+        path,
+        Some(text.lines().count() as u64),
+        "the file ends inside this line, with no newline after it: it was cut short \
+         (timerbench ends every row with a newline); make the results again",
+    ))
+}
+
+/// [`read_csv`] for a file that may be absent; an absent or empty file has no
+/// rows.
+pub fn read_optional_csv<T: DeserializeOwned + CheckRow>(
+    path: &Path,
+) -> Result<Vec<T>, InputError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text = read_text(path)?;
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    check_last_line(path, &text)?;
+    parse_csv(path, &text)
+}
+
+/// [`read_csv`] on text already in memory; `path` only names it in errors.
+pub fn parse_csv<T: DeserializeOwned + CheckRow>(
+    path: &Path,
+    text: &str,
+) -> Result<Vec<T>, InputError> {
+    let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
+    let headers = reader
+        .headers()
+        .map_err(|e| csv_error(path, text, &e))?
+        .clone();
+    if headers.get(0) != Some(VERSION_COLUMN) {
+        return Err(InputError::new(
+            path,
+            Some(1),
+            format!(
+                "the header must start with `{VERSION_COLUMN}`, found {:?}; \
+                 this is not a timerbench results file of schema version {SCHEMA_VERSION}",
+                headers.get(0).unwrap_or("")
+            ),
+        ));
+    }
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| csv_error(path, text, &e))?;
+        // Counted only for an error: counting from the start of the text for
+        // every row would make reading quadratic in the file's length.
+        let line = || record.position().map(|p| line_of(text, p));
+        let version = record.get(0).unwrap_or("");
+        if version != SCHEMA_VERSION.to_string() {
+            return Err(InputError::new(
+                path,
+                line(),
+                format!(
+                    "schema_version is {version:?}; this timerbench reads version {SCHEMA_VERSION} \
+                     (rerun `make results` with this checkout)"
+                ),
+            ));
+        }
+        let row = record
+            .deserialize(Some(&headers))
+            .map_err(|e| field_error(path, line(), &headers, &record, &e))?;
+        if let Err(message) = T::check(&row) {
+            return Err(InputError::new(path, line(), message));
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The error for a row whose field does not parse: names the column and the
+/// value found.
+fn field_error(
+    path: &Path,
+    line: Option<u64>,
+    headers: &csv::StringRecord,
+    record: &csv::StringRecord,
+    error: &csv::Error,
+) -> InputError {
+    let field = match error.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => err.field().map(|i| i as usize),
+        _ => None,
+    };
+    let column = field
+        .and_then(|i| headers.get(i))
+        .map_or_else(String::new, |name| format!(" in column `{name}`"));
+    let found = field
+        .and_then(|i| record.get(i))
+        .map_or_else(String::new, |value| format!(" (found {value:?})"));
+    let what = match error.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => err.kind().to_string(),
+        _ => error.to_string(),
+    };
+    InputError::new(
+        path,
+        line,
+        format!("bad value{column}{found}: {what}; see results/README.md for the columns"),
+    )
+}
+
+/// The 1-based line of a position, counted from its byte offset: the csv
+/// crate's own line count is off by one for files with CRLF line ends, where
+/// a record's position is the `\n` of the line end before it (so that byte is
+/// counted too; a record never starts with `\n`).
+fn line_of(text: &str, position: &csv::Position) -> u64 {
+    let end = usize::try_from(position.byte()).map_or(text.len(), |b| (b + 1).min(text.len()));
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64
+        + 1
+}
+
+/// The error for a file the csv crate cannot read as CSV: a row with the
+/// wrong number of fields is said to be cut short or damaged.
+fn csv_error(path: &Path, text: &str, error: &csv::Error) -> InputError {
+    let line = error.position().map(|p| line_of(text, p));
+    let message = match error.kind() {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!(
+            "this row has {len} fields where the header has {expected_len}; \
+             the file is truncated or damaged (rerun `make results`)"
+        ),
+        _ => format!("not a valid CSV file: {error}"),
+    };
+    InputError::new(path, line, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runs::RunRow;
+    use crate::throughput::ThroughputRow;
+
+    const HEADER: &str = "schema_version,algorithm,workload,operation,method,count,repetitions,\
+                          median_ns,ci_low_ns,ci_high_ns,consistent,tied_with_best\n";
+    const INSERT: &str = "3,a,w,insert,batched,3,6,4.5,4.0,5.0,false,\n";
+    const ALL: &str = "3,b,w,all,whole,1,6,7,6.5,7.5,,true\n";
+
+    fn parse(text: &str) -> Result<Vec<ThroughputRow>, InputError> {
+        parse_csv(Path::new("t.csv"), text)
+    }
+
+    #[test]
+    fn good_rows_parse() {
+        let rows = parse(&format!("{HEADER}{INSERT}{ALL}")).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[1].median_ns, Some(7.0));
+        assert_eq!(rows[1].ci_low_ns, Some(6.5));
+        assert_eq!(rows[0].consistent, Some(false));
+        assert_eq!(rows[0].tied_with_best, None);
+        assert_eq!(rows[1].tied_with_best, Some(true));
+    }
+
+    #[test]
+    fn wrong_version_names_the_line() {
+        let error = parse(&format!("{HEADER}{INSERT}{}", ALL.replacen('3', "2", 1))).unwrap_err();
+        assert_eq!(error.line, Some(3));
+        assert!(error.message.contains("schema_version is \"2\""), "{error}");
+    }
+
+    #[test]
+    fn lines_are_counted_with_crlf_line_ends_too() {
+        let text = format!("{HEADER}{INSERT}{}", ALL.replacen('3', "2", 1)).replace('\n', "\r\n");
+        assert_eq!(parse(&text).unwrap_err().line, Some(3));
+    }
+
+    #[test]
+    fn missing_version_column_is_refused() {
+        let error = parse("algorithm,workload\na,w\n").unwrap_err();
+        assert_eq!(error.line, Some(1));
+        assert!(error.message.contains("schema_version"), "{error}");
+    }
+
+    #[test]
+    fn non_numeric_field_names_the_column_and_value() {
+        let error = parse(&format!(
+            "{HEADER}3,a,w,insert,batched,3,6,fast,4,5,true,\n"
+        ))
+        .unwrap_err();
+        assert_eq!(error.line, Some(2));
+        assert!(error.message.contains("`median_ns`"), "{error}");
+        assert!(error.message.contains("\"fast\""), "{error}");
+    }
+
+    #[test]
+    fn a_flag_must_be_true_or_false() {
+        let error = parse(&format!("{HEADER}3,a,w,insert,batched,3,6,4.5,4,5,yes,\n")).unwrap_err();
+        assert_eq!(error.line, Some(2));
+        assert!(error.message.contains("`consistent`"), "{error}");
+    }
+
+    #[test]
+    fn impossible_values_are_refused() {
+        for value in ["NaN", "-5", "inf"] {
+            let error = parse(&format!(
+                "{HEADER}3,a,w,insert,batched,3,6,{value},4,5,true,\n"
+            ))
+            .unwrap_err();
+            assert_eq!(error.line, Some(2));
+            assert!(error.message.contains("`median_ns`"), "{error}");
+        }
+    }
+
+    #[test]
+    fn an_interval_that_misses_its_median_is_refused() {
+        let error =
+            parse(&format!("{HEADER}3,a,w,insert,batched,3,6,4.5,5,4,true,\n")).unwrap_err();
+        assert_eq!(error.line, Some(2));
+        assert!(
+            error
+                .message
+                .contains("ci_low_ns <= median_ns <= ci_high_ns"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn short_row_is_reported_as_truncated() {
+        let error = parse(&format!("{HEADER}{INSERT}3,b,w,al")).unwrap_err();
+        assert_eq!(error.line, Some(3));
+        assert!(error.message.contains("truncated"), "{error}");
+    }
+
+    #[test]
+    fn a_run_id_column_is_read_and_may_be_absent() {
+        let with = parse(&format!(
+            "{},run_id\n{},20261125T130501Z-1\n",
+            HEADER.trim_end(),
+            INSERT.trim_end()
+        ))
+        .unwrap();
+        assert_eq!(with[0].run_id, "20261125T130501Z-1");
+        let without = parse(&format!("{HEADER}{INSERT}")).unwrap();
+        assert_eq!(without[0].run_id, "");
+    }
+
+    #[test]
+    fn empty_optional_fields_are_none() {
+        let text = "schema_version,algorithm,workload,status,skip_reason,max_pending,\
+                    empty_slot_visits,entries_examined_not_due,cascades,bytes_per_pending,max_lateness_ticks\n\
+                    3,a,w,skipped,too many,10,,,,,\n";
+        let rows: Vec<RunRow> = parse_csv(Path::new("runs.csv"), text).unwrap();
+        assert!(!rows[0].is_ok());
+        assert_eq!(rows[0].cascades, None);
+    }
+}

@@ -1,0 +1,351 @@
+//! The command line's flag groups: the `clap` types of each command's flags,
+//! their value parsers and bounds, and how each group becomes the plain
+//! config struct its command runs with ([`RunConfig`], [`CountsConfig`],
+//! [`CrosscheckConfig`], [`AbConfig`], [`CountCellConfig`]).
+//!
+//! The binary (`src/main.rs`) holds the command tree and the dispatch; the
+//! groups live here, in the library, so that the binary stays a page and the
+//! commands never see a `clap` type. The doc comments of the fields are the
+//! `--help` text: a test of the command line holds what matters of it.
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use crate::ab::{AbConfig, DEFAULT_ROUNDS, MAX_ROUNDS};
+use crate::bench;
+use crate::counts_command::{CountCellConfig, CountsConfig};
+use crate::plain::CrosscheckConfig;
+use crate::replay::Driver;
+use crate::run::{DEFAULT_REPEAT, RunConfig};
+use crate::select::{self, Choice};
+
+// `timerbench counts`' flags.
+#[allow(missing_docs)]
+#[derive(clap::Args)]
+pub struct CountsArgs {
+    #[command(flatten)]
+    pub chosen: Chosen,
+    /// Directory for counts.csv and counts.json.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Measured operations counted per cell, from the start of its measured
+    /// phase, or `all` [default: all].
+    #[arg(long, value_parser = parse_ops)]
+    pub ops: Option<Ops>,
+    /// Cells counted at once [default: the number of cores].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_JOBS))]
+    pub jobs: Option<u32>,
+    /// Keep each cell's callgrind output in DIR, as
+    /// `<algorithm>.<workload>.callgrind`, for `callgrind_annotate` or
+    /// KCachegrind (default: deleted once read).
+    #[arg(long, value_name = "DIR")]
+    pub keep_callgrind: Option<PathBuf>,
+    /// The most memory, in GiB, a workload may be estimated to need, as for
+    /// `timerbench run`.
+    #[arg(long, default_value_t = select::DEFAULT_MAX_MEMORY_GIB, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_memory_gib: u64,
+}
+
+impl CountsArgs {
+    /// The config `timerbench counts` runs with.
+    pub fn config(self) -> CountsConfig {
+        CountsConfig {
+            choice: self.chosen.choice(),
+            out: self.out,
+            limit: match self.ops {
+                Some(Ops::First(count)) => Some(count),
+                Some(Ops::All) | None => None,
+            },
+            jobs: self.jobs,
+            keep_callgrind: self.keep_callgrind,
+            max_memory_gib: self.max_memory_gib,
+        }
+    }
+}
+
+// The hidden `timerbench count-cell`'s flags, which `counts` passes.
+#[allow(missing_docs)]
+#[derive(clap::Args)]
+pub struct CountCellArgs {
+    #[arg(long)]
+    pub algorithm: String,
+    #[arg(long)]
+    pub tape: PathBuf,
+    #[arg(long)]
+    pub max_pending: usize,
+    #[arg(long)]
+    pub ops: Option<usize>,
+}
+
+impl CountCellArgs {
+    /// The config `timerbench count-cell` runs with.
+    pub fn config(self) -> CountCellConfig {
+        CountCellConfig {
+            algorithm: self.algorithm,
+            tape: self.tape,
+            max_pending: self.max_pending,
+            limit: self.ops,
+        }
+    }
+}
+
+/// How many measured operations a counted cell replays.
+#[derive(Clone, Copy, Debug)]
+pub enum Ops {
+    /// The whole measured phase.
+    All,
+    /// The first this many.
+    First(usize),
+}
+
+/// The longest `--budget`: a day.
+const MAX_BUDGET_SECS: f64 = 86_400.0;
+
+/// Parses `--budget`: seconds, a finite number above 0 and at most a day.
+fn parse_budget(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= MAX_BUDGET_SECS => Ok(secs),
+        _ => Err(format!(
+            "{text:?} is not a budget; give seconds, a number above 0 and at most {MAX_BUDGET_SECS}"
+        )),
+    }
+}
+
+/// Parses `--ops`: `all`, or a positive number.
+fn parse_ops(text: &str) -> Result<Ops, String> {
+    if text == "all" {
+        return Ok(Ops::All);
+    }
+    match text.parse::<usize>() {
+        Ok(count) if count > 0 => Ok(Ops::First(count)),
+        _ => Err(format!(
+            "{text:?} is neither `all` nor a positive number of operations"
+        )),
+    }
+}
+
+/// The most cells `timerbench counts` runs at once.
+const MAX_JOBS: i64 = 64;
+
+// `timerbench crosscheck`'s flags, which `ab` passes on.
+#[allow(missing_docs)]
+#[derive(clap::Args)]
+pub struct CrosscheckArgs {
+    /// Algorithms to check, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',')]
+    pub algorithms: Vec<String>,
+    /// Built-in workloads to check, comma-separated (default: all built-ins).
+    #[arg(long, value_delimiter = ',')]
+    pub workloads: Vec<String>,
+    /// Seed of every random stream.
+    #[arg(long, default_value_t = crate::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Size of the built-in workloads.
+    #[arg(long, value_enum, default_value_t = ScaleArg::Default)]
+    pub scale: ScaleArg,
+    /// Timed repetitions of each side.
+    #[arg(long, default_value_t = DEFAULT_REPEAT, value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT))]
+    pub repeat: u32,
+}
+
+impl CrosscheckArgs {
+    /// The config `timerbench crosscheck` runs with.
+    pub fn config(self) -> CrosscheckConfig {
+        CrosscheckConfig {
+            algorithms: self.algorithms,
+            workloads: self.workloads,
+            seed: self.seed,
+            scale: self.scale.into(),
+            repeat: self.repeat,
+        }
+    }
+}
+
+// `timerbench ab`'s flags.
+#[allow(missing_docs)]
+#[derive(clap::Args)]
+pub struct AbArgs {
+    /// The `timerbench` executable of the build to judge against (any commit
+    /// that has `timerbench crosscheck`).
+    #[arg(long)]
+    pub base_exe: PathBuf,
+    /// Rounds: each runs crosscheck once from each build, the order
+    /// alternating from round to round.
+    #[arg(long, default_value_t = DEFAULT_ROUNDS, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_ROUNDS)))]
+    pub rounds: u32,
+    #[command(flatten)]
+    pub crosscheck: CrosscheckArgs,
+}
+
+impl AbArgs {
+    /// The config `timerbench ab` runs with.
+    pub fn config(self) -> AbConfig {
+        AbConfig {
+            base_exe: self.base_exe,
+            rounds: self.rounds,
+            crosscheck: self.crosscheck.config(),
+        }
+    }
+}
+
+/// What to replay: the rows, the workloads and their seed and scale. Shared
+/// by `run` and `counts`.
+#[allow(missing_docs)]
+#[derive(clap::Args)]
+pub struct Chosen {
+    /// Algorithms to run, comma-separated (default: all; for `run`, with
+    /// every compiled point of every parameter sweep, unless --param is given).
+    #[arg(long, value_delimiter = ',')]
+    pub algorithms: Vec<String>,
+    /// A parameter sweep to run besides --algorithms: one design at several
+    /// values of one parameter, e.g. `rounds-wheel:tick=1,10,100`; may be
+    /// repeated. `timerbench list` shows each design's parameters and the
+    /// values compiled for it.
+    #[arg(long = "param", value_name = "DESIGN:PARAM=V1,V2")]
+    pub params: Vec<String>,
+    /// Built-in workloads to run, comma-separated; `scaling` selects the whole
+    /// scaling sweep (default: all built-ins, unless --spec or --trace is given).
+    #[arg(long, value_delimiter = ',')]
+    pub workloads: Vec<String>,
+    /// A workload spec file (TOML) to run; may be repeated.
+    #[arg(long = "spec", value_name = "FILE")]
+    pub specs: Vec<PathBuf>,
+    /// A recorded trace (CSV, see workloads/README.md) to replay; may be repeated.
+    #[arg(long = "trace", value_name = "FILE")]
+    pub traces: Vec<PathBuf>,
+    /// Seed of every random stream.
+    #[arg(long, default_value_t = crate::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Size of the built-in workloads.
+    #[arg(long, value_enum, default_value_t = ScaleArg::Default)]
+    pub scale: ScaleArg,
+}
+
+impl Chosen {
+    /// The names and files asked for, not yet checked.
+    pub fn choice(self) -> Choice {
+        Choice {
+            algorithms: self.algorithms,
+            params: self.params,
+            workloads: self.workloads,
+            specs: self.specs,
+            traces: self.traces,
+            seed: self.seed,
+            scale: self.scale.into(),
+        }
+    }
+}
+
+// `timerbench run`'s flags.
+#[allow(missing_docs)]
+#[derive(clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub chosen: Chosen,
+    /// How the clock is advanced between operations.
+    #[arg(long, value_enum, default_value_t = DriverArg::Event)]
+    pub driver: DriverArg,
+    /// Directory for the result files.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Timed repetitions of each (algorithm, workload) pass, in a seeded
+    /// interleaved order; 6 or more give every median a 95% interval.
+    #[arg(long, default_value_t = DEFAULT_REPEAT, value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT))]
+    pub repeat: u32,
+    /// The furthest tick a workload may run to under a ticked wheel (which
+    /// may step every tick; it is skipped beyond, with the reason in runs.csv)
+    /// or under the tick driver (which advances every tick; such a workload is
+    /// refused before anything is measured).
+    #[arg(long, default_value_t = bench::DEFAULT_MAX_TICKS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_ticks: u64,
+    /// The most memory, in GiB, the run may be estimated to need (the tape,
+    /// the harness's tables and the largest structure, per pending timer; see
+    /// `select::memory_estimate`); a workload estimated above it is refused
+    /// before anything is generated or measured.
+    #[arg(long, default_value_t = select::DEFAULT_MAX_MEMORY_GIB, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_memory_gib: u64,
+    /// Seconds an algorithm's untimed verification pass on a workload may
+    /// run before it is stopped and recorded as timed out (runs.csv
+    /// `skip_reason`); its timed passes would each take about as long.
+    #[arg(long, default_value_t = bench::DEFAULT_BUDGET.as_secs_f64(), value_parser = parse_budget)]
+    pub budget: f64,
+}
+
+impl RunArgs {
+    /// The config `timerbench run` runs with.
+    pub fn config(self) -> RunConfig {
+        RunConfig {
+            choice: self.chosen.choice(),
+            driver: self.driver.into(),
+            out: self.out,
+            repeat: self.repeat,
+            max_ticks: self.max_ticks,
+            max_memory_gib: self.max_memory_gib,
+            budget: self.budget,
+        }
+    }
+}
+
+/// The most repetitions accepted: more would only lengthen the run.
+const MAX_REPEAT: i64 = 1000;
+
+/// `--scale`.
+#[allow(missing_docs)]
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ScaleArg {
+    Small,
+    Default,
+    Large,
+}
+
+impl From<ScaleArg> for workloads::Scale {
+    fn from(scale: ScaleArg) -> Self {
+        match scale {
+            ScaleArg::Small => workloads::Scale::Small,
+            ScaleArg::Default => workloads::Scale::Default,
+            ScaleArg::Large => workloads::Scale::Large,
+        }
+    }
+}
+
+/// `--driver`.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum DriverArg {
+    /// Advance to the next operation or the queue's next expiry.
+    Event,
+    /// Advance one tick at a time, as a naive poller.
+    Tick,
+}
+
+impl From<DriverArg> for Driver {
+    fn from(driver: DriverArg) -> Self {
+        match driver {
+            DriverArg::Event => Driver::Event,
+            DriverArg::Tick => Driver::Tick,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_budget_is_a_finite_positive_number_of_seconds_up_to_a_day() {
+        assert_eq!(parse_budget("2.5"), Ok(2.5));
+        assert_eq!(parse_budget("86400"), Ok(MAX_BUDGET_SECS));
+        for bad in ["0", "-1", "NaN", "inf", "86401", "soon"] {
+            assert!(parse_budget(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ops_are_all_or_a_positive_count() {
+        assert!(matches!(parse_ops("all"), Ok(Ops::All)));
+        assert!(matches!(parse_ops("5"), Ok(Ops::First(5))));
+        for bad in ["0", "-3", "some"] {
+            assert!(parse_ops(bad).is_err(), "{bad}");
+        }
+    }
+}

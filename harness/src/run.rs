@@ -1,0 +1,248 @@
+//! `timerbench run`: the run loop. Everything the user named, and everything
+//! about the output directory that could fail the run at its end, is checked
+//! before anything is measured; then, workload by workload, the tape is
+//! generated (or read), the reference model replays it, every selected
+//! algorithm is verified against the model and timed in a seeded interleaved
+//! order (`bench::run_workload`), and the rows are accumulated
+//! (`output::Rows`). Only when every workload is done are the files written,
+//! whole (`output::write_all`); then the terminal summary is printed.
+//!
+//! A failed check (a name, a spec, the output directory, the tick driver's
+//! reach, the memory estimate) is bad input and writes nothing; an algorithm
+//! that disagrees with the reference model fails the run and writes nothing.
+//! [`RunConfig`] is the command line's `run` flags, resolved into plain
+//! values (`cli::RunArgs::config`).
+
+use std::path::PathBuf;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::bench::{self, Outcome, Prepared, Step};
+use crate::failure::Failure;
+use crate::memory;
+use crate::metadata::{self, ReplayOverhead};
+use crate::output::{self, Floor, Key, Rows, TapeFacts};
+use crate::replay::{self, Driver};
+use crate::select::{self, Choice};
+use crate::{clock, stats, summary};
+
+/// Default repetitions: the fewest for which the distribution-free interval
+/// of a median (min to max) covers at least 95% (1 - 2/64 = 96.9%).
+pub const DEFAULT_REPEAT: u32 = 6;
+
+/// What `timerbench run` was asked to do.
+pub struct RunConfig {
+    /// The rows and workloads, not yet checked.
+    pub choice: Choice,
+    /// How the clock is advanced between operations.
+    pub driver: Driver,
+    /// The directory for the result files.
+    pub out: PathBuf,
+    /// Timed repetitions of each pass.
+    pub repeat: u32,
+    /// The furthest tick a ticked wheel, or the tick driver, may run to.
+    pub max_ticks: u64,
+    /// The most memory, in GiB, a workload may be estimated to need.
+    pub max_memory_gib: u64,
+    /// Seconds an untimed verification pass may run.
+    pub budget: f64,
+}
+
+/// Runs `config`: checks, measures every workload, writes the files, prints
+/// the summary.
+pub fn run(config: &RunConfig) -> Result<(), Failure> {
+    let scale = config.choice.scale;
+    let driver = config.driver;
+    if cfg!(debug_assertions) {
+        eprintln!(
+            "timerbench: warning: this is a debug build; measure with `cargo run --release` or `make results`"
+        );
+    }
+    // Everything the user named is checked before anything is measured or
+    // written, and so is everything about the output directory that could
+    // fail the run at its end.
+    let selection = config.choice.resolve(true).map_err(Failure::Input)?;
+    if driver == Driver::Tick {
+        select::check_tick_driver(&selection, config.max_ticks).map_err(Failure::Input)?;
+    }
+    select::check_memory(&selection, config.max_memory_gib).map_err(Failure::Input)?;
+    let cells = (selection.algorithms.len() * selection.workloads.len()) as u64;
+    let repeat = u64::from(config.repeat);
+    let targets = [&schema::RUN_FILES[..], &schema::RUN_STALE_FILES[..]].concat();
+    let notes = output::prepare_output(&output::Destination {
+        dir: &config.out,
+        targets: &targets,
+        writer: "a run",
+        estimate: output::estimated_run_bytes(cells, repeat),
+        how: format!(
+            "{cells} cells of {} rows, {} bytes a row at most",
+            output::rows_per_cell(repeat),
+            output::BYTES_PER_ROW_BOUND
+        ),
+    })
+    .map_err(Failure::Input)?;
+    for note in notes {
+        eprintln!("timerbench: {note}");
+    }
+
+    let start = metadata::Start::now();
+    let floor_histogram = clock::floor();
+    let floor = Floor {
+        p50_ns: floor_histogram.value_at_quantile(0.5),
+        p99_ns: floor_histogram.value_at_quantile(0.99),
+        p999_ns: floor_histogram.value_at_quantile(0.999),
+        max_ns: floor_histogram.max(),
+    };
+    let memory = memory::probe();
+
+    if config.repeat < DEFAULT_REPEAT {
+        eprintln!(
+            "timerbench: warning: with {} repetitions an interval of a median covers less than 95%; \
+             the files say how much (ci_level)",
+            config.repeat
+        );
+    }
+    // Per workload: each algorithm's untimed checks and 2 timed passes per
+    // repetition, and the overhead probe's one pass per repetition.
+    let steps_per_workload = selection.algorithms.len() as u64 * (1 + 2 * repeat) + repeat;
+    let progress = ProgressBar::new(selection.workloads.len() as u64 * steps_per_workload);
+    progress.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} (eta {eta}) {msg}")
+            .expect("constant template")
+            .progress_chars("=> "),
+    );
+    let mut rows = Rows::new(&start.run_id);
+    let mut overheads = Vec::new();
+    for (index, source) in selection.workloads.iter().enumerate() {
+        // The message names the workload by its place in the run, so that a
+        // reader sees how many are left as well as the passes.
+        let place = format!("{}/{}", index + 1, selection.workloads.len());
+        progress.set_message(format!("[{place}] {}: generating", source.name()));
+        let (tape, scale_name) = source.tape(config.choice.seed);
+        let workload = tape.name.clone();
+        progress.set_message(format!("[{place}] {workload}: reference model"));
+        let prepared = Prepared::new(tape, driver).with_max_ticks(config.max_ticks);
+        let facts = tape_facts(&prepared);
+        let plan_seed = replay::workload_seed(config.choice.seed, &workload);
+        let settings = bench::Settings {
+            driver,
+            repeat: config.repeat,
+            plan_seed,
+            budget: std::time::Duration::from_secs_f64(config.budget),
+        };
+        let mut on_step = |step: Step<'_>| {
+            match step {
+                Step::Checking(algorithm) => {
+                    progress.set_message(format!(
+                        "[{place}] {workload}: {algorithm} (verify, latency)"
+                    ));
+                }
+                Step::Timing(algorithm, pass, repetition) => progress.set_message(format!(
+                    "[{place}] {workload}: {algorithm} ({} pass, repetition {}/{})",
+                    pass.name(),
+                    repetition + 1,
+                    config.repeat
+                )),
+            }
+            progress.inc(1);
+        };
+        let result = bench::run_workload(&prepared, &selection.algorithms, settings, &mut on_step)
+            .map_err(|mismatch| {
+                progress.abandon();
+                Failure::Run(anyhow::anyhow!(
+                    "{} disagrees with the reference model on workload {workload} (seed {}, driver {}): \
+                     checksum {} where the reference has {}; no results were written",
+                    mismatch.algorithm,
+                    config.choice.seed,
+                    driver.name(),
+                    mismatch.got.to_hex(),
+                    mismatch.want.to_hex()
+                ))
+            })?;
+        // Skipped algorithms ran no timed pass: catch the bar up.
+        progress.set_position((index as u64 + 1) * steps_per_workload);
+        let key = Key {
+            algorithm: String::new(),
+            workload: workload.clone(),
+            scale: scale_name.clone(),
+            driver: driver.name().to_owned(),
+        };
+        rows.add_workload(&key, &facts, &result.results, floor, plan_seed);
+        let measured_ops = facts.inserts + facts.cancels + facts.reschedules;
+        let per_op = output::whole_per_op(&result.overhead, measured_ops);
+        overheads.push(ReplayOverhead {
+            workload: workload.clone(),
+            ns_per_op: stats::summarise(&per_op).map_or(0.0, |s| s.median),
+        });
+        for result in &result.results {
+            if let Outcome::Skipped(reason) = &result.outcome {
+                let line = format!("skipped {} on {workload}: {reason}", result.algorithm);
+                // A hidden bar (output not a terminal) drops its printed
+                // lines, and a skip must be seen in a log too.
+                if progress.is_hidden() {
+                    eprintln!("{line}");
+                } else {
+                    progress.println(line);
+                }
+            }
+        }
+    }
+    progress.finish_and_clear();
+
+    let metadata = metadata::Metadata::collect(
+        settings(config, scale),
+        &selection,
+        floor,
+        memory.clone(),
+        overheads.clone(),
+        &start,
+    );
+    let swapped = output::write_all(&config.out, &rows, &metadata).map_err(Failure::Run)?;
+    summary::print_summary(&rows, &selection, config.repeat);
+    summary::print_contract_cost(&rows);
+    summary::print_overhead(&overheads);
+    if let Some((at_start, at_end)) = start.steal_seconds.zip(clock::steal_seconds()) {
+        println!(
+            "CPU time the hypervisor took from this VM during the run (steal): {:.1} s of {:.0} s\n\
+             (a run with much steal is not one to compare absolute times with)",
+            at_end - at_start,
+            start.instant.elapsed().as_secs_f64()
+        );
+    }
+    summary::print_memory_latency(&memory);
+    println!();
+    println!("run {}:", start.run_id);
+    summary::print_swapped(&swapped);
+    Ok(())
+}
+
+/// The run's settings as the metadata records them.
+fn settings(config: &RunConfig, scale: workloads::Scale) -> metadata::Settings {
+    metadata::Settings {
+        seed: config.choice.seed,
+        scale: scale.to_string(),
+        driver: config.driver.name().to_owned(),
+        repetitions: config.repeat,
+        max_ticks: config.max_ticks,
+        budget_seconds: config.budget,
+    }
+}
+
+/// What the measured phase of a prepared tape holds, for every row of it.
+fn tape_facts(prepared: &Prepared) -> TapeFacts {
+    let tape = &prepared.tape;
+    let (mut inserts, mut cancels, mut reschedules) = (0, 0, 0);
+    for op in &tape.ops[tape.prefill..] {
+        match op.op {
+            workloads::Op::Insert { .. } => inserts += 1,
+            workloads::Op::Cancel { .. } => cancels += 1,
+            workloads::Op::Reschedule { .. } => reschedules += 1,
+        }
+    }
+    TapeFacts {
+        inserts,
+        cancels,
+        reschedules,
+        max_pending: prepared.max_pending as u64,
+    }
+}
