@@ -1,6 +1,6 @@
 #!/bin/sh
-# Judges a change to one design in one process, as the README's "Did my
-# change help?" describes: the design's file and a copy of it under another
+# Judges a change to one design in one process, as docs/judging-changes.md
+# describes: the design's file and a copy of it under another
 # NAME are compiled into one binary, both rows are run with many
 # repetitions in one `timerbench run` (each repetition a round of both rows'
 # passes, a few passes apart), and `timerbench paired` pairs them by

@@ -5,7 +5,7 @@
 //! **Agreement**: for every (algorithm, workload) both measured, is the second
 //! run's headline median inside the first run's interval, or within
 //! [`AGREEMENT_TOLERANCE`] of its median? This is the reproducibility check
-//! the README quotes (`timerbench agreement BASE NEW`): two default runs of the
+//! `docs/methodology.md` describes (`timerbench agreement BASE NEW`): two default runs of the
 //! same commit on a quiet machine should agree on at least 90% of cells. It
 //! uses the `all` rows of each run's `throughput.csv`, and refuses runs that
 //! are not comparable (another seed, scale or driver).
@@ -18,8 +18,8 @@
 //! ([`NOISE_THRESHOLD`] by default, `--noise`), else *no significant change*.
 //! The band is wider than criterion's 1% because the runs compared here are
 //! separate processes, often minutes apart on a shared VM, and drift between
-//! runs is larger than the spread within one (see the README's agreement
-//! figures). Runs with another seed, scale, driver or workload generator, or a
+//! runs is larger than the spread within one (`docs/methodology.md`, "What the
+//! machine does to the numbers"). Runs with another seed, scale, driver or workload generator, or a
 //! workload of the same name whose operations differ, are refused with the
 //! reason; runs from different machines, compilers or profiles, or with
 //! uncommitted changes, are compared with a warning.

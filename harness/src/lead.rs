@@ -10,8 +10,8 @@
 //! of the report's ratio to the best). It uses the metadata and the
 //! whole-pass rows of `repetitions.csv` (read, with the rest of the run, by
 //! the `schema` crate's reader), so it reproduces its figures from a
-//! committed run without measuring anything, and the README quotes it for the
-//! design the suite calls its best.
+//! committed run without measuring anything; the README's generated headline
+//! (`headline.rs`) quotes its leads for each workload's fastest exact design.
 
 use std::path::Path;
 

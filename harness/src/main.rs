@@ -97,9 +97,11 @@ enum Command {
         #[arg(long)]
         save: bool,
     },
-    /// Rewrite the README's algorithm tables from the registry (each row's
-    /// summary, parameters and source file, and the count of rows), between
-    /// its `<!-- algorithms: ... -->` markers, and with `--workloads-readme`
+    /// Rewrite the README's generated blocks: the algorithm tables from the
+    /// registry (each row's summary, parameters and source file, and the count
+    /// of rows) between its `<!-- algorithms: ... -->` markers, the systems
+    /// table, and the headline and findings from the run in `--results`; with
+    /// `--workloads-readme`
     /// the table of built-in workloads and their tapes' shapes between its
     /// `<!-- builtins: ... -->` markers. `--check` changes nothing and fails
     /// when a README is out of date.
@@ -114,7 +116,7 @@ enum Command {
         /// table generates every default-scale tape, a few seconds' work.
         #[arg(long, value_name = "PATH")]
         workloads_readme: Option<PathBuf>,
-        /// Only check: exit 1 when the README's tables differ from the registry.
+        /// Only check: fail when a generated block is out of date.
         #[arg(long)]
         check: bool,
     },
@@ -134,7 +136,7 @@ enum Command {
     /// the same repetition with its interval, and a verdict: faster or slower
     /// only when the whole interval lies on one side of 1, else tied. For
     /// judging a change on a host whose speed drifts (register the changed
-    /// design as a second row; see the README's "Did my change help?").
+    /// design as a second row; see docs/judging-changes.md).
     /// Measures nothing; reads RESULTS
     Paired {
         /// A results directory written by `timerbench run`.

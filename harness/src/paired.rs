@@ -26,7 +26,7 @@
 //! `timerbench run` with many repetitions, and pair them. Mind what a second
 //! row also changes: its code is compiled and placed apart from the first's,
 //! so an unchanged copy can differ from the original by a percent or two
-//! (the README's "Did my change help?" gives an A/A check of that, and why to
+//! (`docs/judging-changes.md` gives an A/A check of that, and why to
 //! swap which row carries the change). `--swapped` takes the run where the
 //! change was on the other row and sets the two orientations side by side
 //! ([`both_orientations`]); `make paired` makes both runs and prints that.

@@ -11,7 +11,7 @@
 //! `timerbench crosscheck` ([`CrossCheck`]) times both, as whole passes over the
 //! measured phase on fresh prefilled queues, alternating in a seeded random
 //! order, and prints the ratio of their medians per (algorithm, workload). The
-//! README quotes a run of it; `make crosscheck` reproduces it.
+//! `docs/methodology.md` describes what it checks; `make crosscheck` runs it.
 
 use std::time::Instant;
 
