@@ -246,9 +246,12 @@ pub struct RunArgs {
     /// How the clock is advanced between operations.
     #[arg(long, value_enum, default_value_t = DriverArg::Event)]
     pub driver: DriverArg,
-    /// Directory for the result files.
-    #[arg(long, default_value = "results")]
-    pub out: PathBuf,
+    /// Directory for the result files. Without it, a new directory
+    /// `runs/<run id>/` (git-ignored), so that a run never replaces the
+    /// committed reference run in `results/` unless asked to (`--out results`,
+    /// as `make results` does).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     /// Timed repetitions of each (algorithm, workload) pass, in a seeded
     /// interleaved order; 6 or more give every median a 95% interval.
     #[arg(long, default_value_t = DEFAULT_REPEAT, value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT))]

@@ -13,7 +13,7 @@
 //! [`RunConfig`] is the command line's `run` flags, resolved into plain
 //! values (`cli::RunArgs::config`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -30,14 +30,29 @@ use crate::{clock, stats, summary};
 /// of a median (min to max) covers at least 95% (1 - 2/64 = 96.9%).
 pub const DEFAULT_REPEAT: u32 = 6;
 
+/// Where a run writes when not told (`--out`): a new directory per run under
+/// this one, git-ignored, so the committed reference run in `results/` is
+/// replaced only on purpose (`make results`, or `--out results`).
+pub const DEFAULT_RUNS_DIR: &str = "runs";
+
+/// The directory a run writes into: the one asked for, or a new one named
+/// after the run under [`DEFAULT_RUNS_DIR`].
+pub fn output_dir(asked: Option<&Path>, run_id: &str) -> PathBuf {
+    match asked {
+        Some(dir) => dir.to_path_buf(),
+        None => Path::new(DEFAULT_RUNS_DIR).join(run_id),
+    }
+}
+
 /// What `timerbench run` was asked to do.
 pub struct RunConfig {
     /// The rows and workloads, not yet checked.
     pub choice: Choice,
     /// How the clock is advanced between operations.
     pub driver: Driver,
-    /// The directory for the result files.
-    pub out: PathBuf,
+    /// The directory for the result files; `None` for a new
+    /// [`DEFAULT_RUNS_DIR`]`/<run id>/`.
+    pub out: Option<PathBuf>,
     /// Timed repetitions of each pass.
     pub repeat: u32,
     /// The furthest tick a ticked wheel, or the tick driver, may run to.
@@ -69,8 +84,18 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
     let cells = (selection.algorithms.len() * selection.workloads.len()) as u64;
     let repeat = u64::from(config.repeat);
     let targets = [&schema::RUN_FILES[..], &schema::RUN_STALE_FILES[..]].concat();
+    // The run's id names the default output directory, so the run starts
+    // here, before that directory is checked.
+    let start = metadata::Start::now();
+    let out = output_dir(config.out.as_deref(), &start.run_id);
+    if config.out.is_none() {
+        eprintln!(
+            "timerbench: writing into {} (--out DIR to choose; `make results` writes results/)",
+            out.display()
+        );
+    }
     let notes = output::prepare_output(&output::Destination {
-        dir: &config.out,
+        dir: &out,
         targets: &targets,
         writer: "a run",
         estimate: output::estimated_run_bytes(cells, repeat),
@@ -85,7 +110,6 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
         eprintln!("timerbench: {note}");
     }
 
-    let start = metadata::Start::now();
     let floor_histogram = clock::floor();
     let floor = Floor {
         p50_ns: floor_histogram.value_at_quantile(0.5),
@@ -197,7 +221,7 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
         overheads.clone(),
         &start,
     );
-    let swapped = output::write_all(&config.out, &rows, &metadata).map_err(Failure::Run)?;
+    let swapped = output::write_all(&out, &rows, &metadata).map_err(Failure::Run)?;
     summary::print_summary(&rows, &selection, config.repeat);
     summary::print_contract_cost(&rows);
     summary::print_overhead(&overheads);
@@ -244,5 +268,22 @@ fn tape_facts(prepared: &Prepared) -> TapeFacts {
         cancels,
         reschedules,
         max_pending: prepared.max_pending as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_not_told_where_writes_a_directory_of_its_own() {
+        assert_eq!(
+            output_dir(None, "20261128T093000Z-42"),
+            Path::new("runs").join("20261128T093000Z-42")
+        );
+        assert_eq!(
+            output_dir(Some(Path::new("results")), "x"),
+            Path::new("results")
+        );
     }
 }

@@ -255,8 +255,34 @@ pub fn print_summary(rows: &Rows, selection: &Selection, repeat: u32) {
             print_wrapped(&format!("  {}: ", line.workload), &line.tied);
         }
     }
+    let shown = if selection.algorithms.len() <= ROWS_SHOWN_IN_FULL {
+        "every row asked for".to_owned()
+    } else {
+        format!(
+            "the fastest {FASTEST_SHOWN} of {} rows",
+            selection.algorithms.len()
+        )
+    };
     println!();
-    println!("Empty slot visits (empty ticks) in the measured phase, where any:");
+    println!("Per workload, {shown}, ns per operation (fastest first; = tied with the fastest):");
+    for source in &selection.workloads {
+        let workload = source.name();
+        let mut cells: Vec<&Headline> = headlines
+            .iter()
+            .filter(|h| h.workload == workload)
+            .collect();
+        cells.sort_by(|a, b| a.summary.median.total_cmp(&b.summary.median));
+        let limit = if selection.algorithms.len() <= ROWS_SHOWN_IN_FULL {
+            cells.len()
+        } else {
+            FASTEST_SHOWN
+        };
+        let items = row_items(&cells[..limit.min(cells.len())]);
+        if !items.is_empty() {
+            print_wrapped(&format!("  {workload}: "), &items);
+        }
+    }
+    let mut visits = Vec::new();
     for source in &selection.workloads {
         let workload = source.name();
         let items: Vec<String> = selection
@@ -272,9 +298,45 @@ pub fn print_summary(rows: &Rows, selection: &Selection, repeat: u32) {
             })
             .collect();
         if !items.is_empty() {
+            visits.push((workload, items));
+        }
+    }
+    // The heading only when something stands under it.
+    if !visits.is_empty() {
+        println!();
+        println!("Empty slot visits (empty ticks) in the measured phase, where any:");
+        for (workload, items) in visits {
             print_wrapped(&format!("  {workload}: "), &items);
         }
     }
+}
+
+/// A run of at most this many rows has each of them in the summary, per
+/// workload; a larger one has its [`FASTEST_SHOWN`] fastest.
+pub const ROWS_SHOWN_IN_FULL: usize = 8;
+/// How many rows per workload the summary names when a run has more than
+/// [`ROWS_SHOWN_IN_FULL`].
+pub const FASTEST_SHOWN: usize = 5;
+
+/// Each cell, fastest first, as `name median`, with `=` after the others
+/// tied with the fastest.
+pub fn row_items(cells: &[&Headline]) -> Vec<String> {
+    cells
+        .iter()
+        .enumerate()
+        .map(|(index, cell)| {
+            format!(
+                "{} {}{}",
+                cell.algorithm,
+                crate::headline::ns(cell.summary.median),
+                if index > 0 && cell.tied_with_best {
+                    " ="
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect()
 }
 
 /// What a write did: each file written, and each stale file removed.
@@ -374,6 +436,17 @@ mod tests {
             },
             tied_with_best,
         }
+    }
+
+    #[test]
+    fn every_row_is_named_with_its_median_and_the_ties_after_the_fastest() {
+        let (a, b, c) = (
+            headline("a", 7.3, true),
+            headline("b", 7.5, true),
+            headline("c", 131.0, false),
+        );
+        assert_eq!(row_items(&[&a, &b, &c]), ["a 7.30", "b 7.50 =", "c 131"]);
+        assert!(row_items(&[]).is_empty());
     }
 
     #[test]

@@ -1041,3 +1041,52 @@ fn ab_against_itself_pairs_the_rounds_and_calls_them_tied_or_not() {
         "{row}"
     );
 }
+
+/// Without `--out`, a run writes a directory of its own under `runs/` and
+/// says where; the reference run in `results/` is left as it was. Its
+/// summary names the rows asked for.
+#[test]
+fn a_run_without_out_leaves_results_untouched() {
+    let dir = scratch("no-out");
+    let results = dir.join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    write_input(&results, "runs.csv", "the committed reference run\n");
+    let out = Command::new(env!("CARGO_BIN_EXE_timerbench"))
+        .current_dir(&*dir)
+        .args([
+            "run",
+            "--scale",
+            "small",
+            "--workloads",
+            "sparse",
+            "--algorithms",
+            "binary-heap",
+            "--repeat",
+            "1",
+        ])
+        .output()
+        .expect("timerbench runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(files_in(&results), ["runs.csv"]);
+    assert_eq!(
+        std::fs::read_to_string(results.join("runs.csv")).unwrap(),
+        "the committed reference run\n"
+    );
+    let runs: Vec<PathBuf> = std::fs::read_dir(dir.join("runs"))
+        .expect("a runs/ directory")
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert!(runs[0].join("runs.csv").is_file() && runs[0].join("metadata.json").is_file());
+    // The summary names every row asked for, and prints no heading with
+    // nothing under it (a heap visits no slots).
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("  sparse: binary-heap "), "{stdout}");
+    assert!(!stdout.contains("Empty slot visits"), "{stdout}");
+    let name = runs[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        stderr(&out).contains(&format!("writing into runs/{name}")),
+        "{}",
+        stderr(&out)
+    );
+}
