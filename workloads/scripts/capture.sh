@@ -12,6 +12,8 @@
 #                    empty: record the machine as it is for CAPTURE_SECONDS
 #   CAPTURE_OUT      the output file (default target/capture/trace.txt); a
 #                    name ending in .gz is written compressed
+#   CAPTURE_NOTE     a line for the header about the conditions, e.g. what
+#                    else was running (empty: none)
 #   TRACEFS          where tracefs is mounted (default /sys/kernel/tracing)
 #   BUFFER_KB        the per-CPU ring buffer in KiB (default: sized from
 #                    CAPTURE_SECONDS, see below)
@@ -36,6 +38,7 @@ default_tracefs=/sys/kernel/tracing
 seconds=${CAPTURE_SECONDS:-30}
 load=${LOAD:-}
 out=${CAPTURE_OUT:-target/capture/trace.txt}
+note=${CAPTURE_NOTE:-}
 events="timer_start timer_cancel timer_expire_entry hrtimer_start hrtimer_cancel hrtimer_expire_entry"
 # The ring buffer holds binary records of about 40 to 70 bytes. A busy 2-core
 # machine under a network load writes up to about 50,000 timer events a second
@@ -216,6 +219,7 @@ lost=$((overrun + dropped))
     else
         echo "# load: none (the machine as it is, for $seconds s)"
     fi
+    [ -z "$note" ] || echo "# note: $note"
     echo "# start: $start"
     echo "# end: $end"
     echo "# duration: $duration_ms ms"
