@@ -102,6 +102,15 @@
 //! cancel or arrives as an insert. Skipped timers of unknown start are
 //! placed by the CPU that logged their event.
 //!
+//! # The kernel's buckets
+//!
+//! A `timer_start` also prints the expiry of the wheel bucket the kernel
+//! filed the timer in (`bucket_expiry`, since Linux 5.9), its flags and its
+//! wheel's CPU. [`kernel_timer_starts`] returns them as they are, one
+//! [`KernelTimerStart`] per start, so that a model of Linux's wheel can be
+//! checked against the kernel's own choice for the same `now` and `expires`.
+//! This crate knows no algorithm; the comparison belongs where both are seen.
+//!
 //! # Cost
 //!
 //! One pass over the text (bounded lines, as for CSV traces), holding the
@@ -115,7 +124,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use crate::error::WorkloadError;
-use crate::ftrace_line::{Event, event_line, lost_events, parse_event};
+use crate::ftrace_line::{Event, TimerFlags, event_line, lost_events, parse_event};
 use crate::input::{MAX_TAPE_OPS, MAX_TRACE_LINE_BYTES, open_regular};
 use crate::spec::{BOM, check_name};
 use crate::tape::{MAX_TIME, Op, Tape, Tick, TimedOp};
@@ -321,26 +330,82 @@ impl fmt::Display for FtraceSummary {
 /// malformed line, and with line 0 for the file as a whole (its name, or an
 /// HZ that cannot be told).
 pub fn import_ftrace(path: &Path, options: &FtraceOptions) -> Result<FtraceImport, WorkloadError> {
+    let (reader, stem) = open_trace(path)?;
+    parse_ftrace(reader, &stem, path, options)
+}
+
+/// Opens a kernel trace, through gzip if its name ends in `.gz`, and gives
+/// its stem: the file's name less `.gz` and `.txt`.
+fn open_trace(path: &Path) -> Result<(Box<dyn BufRead>, String), WorkloadError> {
     let file_name = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let compressed = file_name.ends_with(".gz");
     let stem = file_name.strip_suffix(".gz").unwrap_or(&file_name);
-    let stem = stem.strip_suffix(".txt").unwrap_or(stem);
+    let stem = stem.strip_suffix(".txt").unwrap_or(stem).to_owned();
     let file = open_regular(path).map_err(|error| WorkloadError::TraceUnreadable {
         path: path.to_owned(),
         error,
     })?;
-    if compressed {
-        parse_ftrace(
-            BufReader::new(flate2::read::GzDecoder::new(file)),
-            stem,
-            path,
-            options,
-        )
+    let reader: Box<dyn BufRead> = if compressed {
+        Box::new(BufReader::new(flate2::read::GzDecoder::new(file)))
     } else {
-        parse_ftrace(BufReader::new(file), stem, path, options)
-    }
+        Box::new(BufReader::new(file))
+    };
+    Ok((reader, stem))
+}
+
+/// One `timer:timer_start` of a `timer_list`, as the kernel logged it: what
+/// a model of the kernel's wheel is checked against, since the kernel prints
+/// the expiry of the bucket it chose (`bucket_expiry`) beside the jiffies of
+/// the start (`now`) and the timer's `expires`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelTimerStart {
+    /// The line of the trace it was read from.
+    pub line: u64,
+    /// The CPU whose wheel took it (`cpu=`, else the CPU that logged it).
+    pub cpu: u32,
+    /// The jiffies at the start (`expires - timeout`), when printed.
+    pub now: Option<u64>,
+    /// When the timer is due, in jiffies.
+    pub expires: u64,
+    /// The expiry of the bucket the kernel filed it in, when printed.
+    pub bucket_expiry: Option<u64>,
+    /// Its flags.
+    pub flags: TimerFlags,
+}
+
+/// Every `timer:timer_start` of a kernel trace (`.gz`: compressed), in
+/// order, whatever else the trace holds.
+///
+/// # Errors
+///
+/// As [`import_ftrace`], for an unreadable file or a malformed line.
+pub fn kernel_timer_starts(path: &Path) -> Result<Vec<KernelTimerStart>, WorkloadError> {
+    let (reader, _) = open_trace(path)?;
+    let read = read_events(reader, path, KernelTimers::TimerList)?;
+    Ok(read
+        .events
+        .iter()
+        .filter_map(|logged| match logged.event {
+            Event::ListStart {
+                expires,
+                now,
+                cpu,
+                bucket_expiry,
+                flags,
+                ..
+            } => Some(KernelTimerStart {
+                line: logged.line,
+                cpu: cpu.unwrap_or(logged.cpu),
+                now,
+                expires,
+                bucket_expiry,
+                flags,
+            }),
+            _ => None,
+        })
+        .collect())
 }
 
 /// Reads kernel trace text into a tape of the chosen timers; `stem` names
@@ -427,6 +492,8 @@ pub fn parse_ftrace(
 /// An event of the chosen kind, with where it was read.
 #[derive(Clone, Copy, Debug)]
 struct Logged {
+    /// The line it was read from.
+    line: u64,
     /// The CPU that logged it.
     cpu: u32,
     /// Its timestamp, in nanoseconds of the trace clock.
@@ -567,6 +634,7 @@ fn read_events(
             ));
         }
         read.events.push(Logged {
+            line,
             cpu: event_line.cpu,
             ts_ns: event_line.ts_ns,
             event,

@@ -55,6 +55,11 @@ pub(crate) enum Event {
         now: Option<u64>,
         /// The CPU whose wheel holds it (`cpu=`), when printed.
         cpu: Option<u32>,
+        /// The expiry of the wheel bucket the kernel filed it in
+        /// (`bucket_expiry=`, since Linux 5.9), when printed.
+        bucket_expiry: Option<u64>,
+        /// `flags=`: `D` deferrable, `P` pinned, `I` irqsafe, `M` migrating.
+        flags: TimerFlags,
     },
     /// `timer:timer_cancel`: a `timer_list` taken off its wheel, by a cancel,
     /// a re-arm or just before it runs.
@@ -92,6 +97,35 @@ pub(crate) enum Event {
     /// Any other event, `timer_expire_exit` and `hrtimer_expire_exit`
     /// included: nothing an importer needs.
     Other,
+}
+
+/// The flags of a `timer_list` as `timer_start` prints them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TimerFlags {
+    /// `D`: deferrable; an idle CPU does not wake for it, so its wheel
+    /// (a separate base) may lag.
+    pub deferrable: bool,
+    /// `P`: pinned to its CPU.
+    pub pinned: bool,
+    /// `I`: its function runs with interrupts off.
+    pub irqsafe: bool,
+}
+
+impl TimerFlags {
+    /// Reads `D|P|I|M` (any order, `M` ignored); `None` for another letter.
+    pub(crate) fn parse(text: &str) -> Option<TimerFlags> {
+        let mut flags = TimerFlags::default();
+        for letter in text.split('|').filter(|l| !l.is_empty()) {
+            match letter {
+                "D" => flags.deferrable = true,
+                "P" => flags.pinned = true,
+                "I" => flags.irqsafe = true,
+                "M" => {}
+                _ => return None,
+            }
+        }
+        Some(flags)
+    }
 }
 
 /// Nanoseconds in a second.
@@ -251,11 +285,23 @@ pub(crate) fn parse_event(line: &EventLine<'_>) -> Result<Event, String> {
                     format!("`cpu` of `{name}` is {text:?}; it must be a CPU's number")
                 })?),
             };
+            let bucket_expiry = match field(fields, "bucket_expiry") {
+                None => None,
+                Some(_) => Some(unsigned("bucket_expiry")?),
+            };
+            let flags = match field(fields, "flags") {
+                None => TimerFlags::default(),
+                Some(text) => TimerFlags::parse(text).ok_or_else(|| {
+                    format!("`flags` of `{name}` is {text:?}; it must be letters of D, P, I and M joined by `|`")
+                })?,
+            };
             Event::ListStart {
                 ptr: ptr("timer")?,
                 expires,
                 now,
                 cpu,
+                bucket_expiry,
+                flags,
             }
         }
         "timer_cancel" => Event::ListCancel { ptr: ptr("timer")? },
@@ -298,6 +344,8 @@ mod tests {
                 expires: 4_295_771_121,
                 now: Some(4_295_771_120),
                 cpu: Some(1),
+                bucket_expiry: Some(4_295_771_122),
+                flags: TimerFlags::default(),
             }
         );
     }
@@ -407,17 +455,35 @@ mod tests {
             read("x-1 [001] d.h.. 1.000001: timer_expire_exit: timer=0b").unwrap(),
             Event::Other
         );
-        // Without `timeout` and `cpu` (older kernels), they are unknown.
+        // Without `timeout`, `cpu` and `bucket_expiry` (older kernels),
+        // they are unknown.
         assert_eq!(
-            read("x-1 [001] d.h.. 1.000001: timer_start: timer=0b function=f expires=100 flags=")
+            read("x-1 [001] d.h.. 1.000001: timer_start: timer=0b function=f expires=100 flags=D")
                 .unwrap(),
             Event::ListStart {
                 ptr: 11,
                 expires: 100,
                 now: None,
-                cpu: None
+                cpu: None,
+                bucket_expiry: None,
+                flags: TimerFlags {
+                    deferrable: true,
+                    ..TimerFlags::default()
+                },
             }
         );
+    }
+
+    #[test]
+    fn flags_are_letters_joined_by_bars() {
+        assert_eq!(TimerFlags::parse(""), Some(TimerFlags::default()));
+        let all = TimerFlags {
+            deferrable: true,
+            pinned: true,
+            irqsafe: true,
+        };
+        assert_eq!(TimerFlags::parse("M|D|P|I"), Some(all));
+        assert_eq!(TimerFlags::parse("D|X"), None);
     }
 
     #[test]

@@ -82,9 +82,11 @@ pub use builtin::builtins;
 pub use dist::{Distribution, Part};
 pub use error::WorkloadError;
 pub use ftrace::{
-    FtraceImport, FtraceOptions, FtraceSummary, HRTIMER_TICK_NS, HZ_CHOICES, KernelTimers,
-    MIN_HZ_SPAN_NS, OTHER_CLOCK_NS, REARM_WINDOW_NS, import_ftrace, parse_ftrace,
+    FtraceImport, FtraceOptions, FtraceSummary, HRTIMER_TICK_NS, HZ_CHOICES, KernelTimerStart,
+    KernelTimers, MIN_HZ_SPAN_NS, OTHER_CLOCK_NS, REARM_WINDOW_NS, import_ftrace,
+    kernel_timer_starts, parse_ftrace,
 };
+pub use ftrace_line::TimerFlags;
 pub use input::{MAX_SPEC_BYTES, MAX_TAPE_OPS, MAX_TRACE_LINE_BYTES};
 pub use ratas::{MAX_PAIRS, MIN_PAIRS, Ratas, TICKS_PER_SECOND as RATAS_TICKS_PER_SECOND};
 pub use scale::Scale;

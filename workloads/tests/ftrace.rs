@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use workloads::{
-    FtraceImport, FtraceOptions, FtraceSummary, KernelTimers, Op, TimedOp, import_ftrace,
-    load_trace, parse_ftrace, write_trace,
+    FtraceImport, FtraceOptions, FtraceSummary, KernelTimerStart, KernelTimers, Op, TimedOp,
+    TimerFlags, import_ftrace, kernel_timer_starts, load_trace, parse_ftrace, write_trace,
 };
 
 fn excerpt() -> PathBuf {
@@ -229,6 +229,35 @@ fn a_tape_written_as_csv_reads_back_equal() {
     assert_eq!(
         (back.end, back.timers, back.prefill),
         (imported.tape.end, 127, 0)
+    );
+}
+
+#[test]
+fn the_kernels_own_bucket_of_every_start_is_read() {
+    let starts = kernel_timer_starts(&excerpt()).unwrap();
+    assert_eq!(starts.len(), 206);
+    assert_eq!(
+        starts[0],
+        KernelTimerStart {
+            line: 37,
+            cpu: 1,
+            now: Some(4_295_883_559),
+            expires: 4_295_883_560,
+            bucket_expiry: Some(4_295_883_561),
+            flags: TimerFlags::default(),
+        }
+    );
+    // Line 52: the request socket's timer, pinned, in level 1 (granularity
+    // 8): due at …811, filed in the bucket that expires at …816.
+    assert_eq!(starts[2].line, 52);
+    assert_eq!(starts[2].bucket_expiry, Some(4_295_883_816));
+    assert!(starts[2].flags.pinned && !starts[2].flags.deferrable);
+    assert_eq!(starts.iter().filter(|s| s.flags.pinned).count(), 22);
+    assert_eq!(starts.iter().filter(|s| s.flags.deferrable).count(), 1);
+    assert!(
+        starts
+            .iter()
+            .all(|s| s.now.is_some() && s.bucket_expiry.is_some())
     );
 }
 
