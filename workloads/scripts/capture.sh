@@ -128,8 +128,11 @@ restore() {
     [ -z "$old_clock" ] || echo "$old_clock" >"$tracefs/trace_clock"
     [ -z "$old_buffer_kb" ] || echo "$old_buffer_kb" >"$tracefs/buffer_size_kb" 2>/dev/null
 }
+# Called by the EXIT trap with no argument, or by the INT and TERM traps with
+# the status to exit with (dash does not run the EXIT trap after `exit` in a
+# signal's trap, so those call this directly).
 on_exit() {
-    status=$?
+    status=${1:-$?}
     trap - EXIT INT TERM
     # A load still running (the script was interrupted) is stopped too.
     [ -z "$child" ] || kill "$child" 2>/dev/null
@@ -149,8 +152,8 @@ on_exit() {
 }
 child=""
 trap on_exit EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'on_exit 130' INT
+trap 'on_exit 143' TERM
 
 echo 0 >"$tracefs/tracing_on"
 echo "$buffer_kb" >"$tracefs/buffer_size_kb" || die "cannot size the buffer to $buffer_kb KiB per CPU; set BUFFER_KB lower"
