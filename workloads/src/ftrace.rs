@@ -443,6 +443,26 @@ pub fn parse_ftrace(
         ));
     }
     let read = read_events(reader, path, options.timers)?;
+    if read.events.is_empty() {
+        let (events, other) = match options.timers {
+            KernelTimers::TimerList => (
+                "timer:timer_start, timer_cancel and timer_expire_entry",
+                "hrtimer",
+            ),
+            KernelTimers::Hrtimer => (
+                "timer:hrtimer_start, hrtimer_cancel and hrtimer_expire_entry",
+                "timer_list",
+            ),
+        };
+        return Err(error(
+            0,
+            format!(
+                "the trace has no {} events ({events}); capture with those events enabled \
+                 (make capture does), or import the {other} tape",
+                options.timers
+            ),
+        ));
+    }
     let times = match options.timers {
         KernelTimers::TimerList => list_times(&read.events, options.hz.or(read.header.hz))
             .map_err(|problem| error(0, problem))?,

@@ -659,6 +659,24 @@ fn a_missing_file_and_a_bad_name_are_refused() {
 }
 
 #[test]
+fn a_trace_without_the_chosen_timers_is_refused() {
+    let text = format!("# HZ: 250\n{}", start(0, "a", 1000, 5, 0));
+    let options = FtraceOptions {
+        timers: KernelTimers::Hrtimer,
+        ..FtraceOptions::default()
+    };
+    let error = parse_ftrace(text.as_bytes(), "t", Path::new("t.txt"), &options)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        "t.txt: invalid trace: the trace has no hrtimer events (timer:hrtimer_start, \
+         hrtimer_cancel and hrtimer_expire_entry); capture with those events enabled (make \
+         capture does), or import the timer_list tape"
+    );
+}
+
+#[test]
 fn lost_event_notes_are_counted() {
     let text = [
         "# HZ: 250\n# lost events: 2 (overrun 2, dropped 0)\n".to_owned(),
