@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use workloads::{FtraceOptions, FtraceSummary, KernelTimers, import_ftrace};
+use workloads::{FtraceOptions, FtraceSummary, KernelTimers, Shape, import_ftrace};
 
 /// The committed traces, in the README's order.
 const TRACES: [&str; 3] = [
@@ -49,7 +49,7 @@ fn read_gz(path: &Path) -> String {
     text
 }
 
-fn import(path: &Path, timers: KernelTimers) -> FtraceSummary {
+fn import(path: &Path, timers: KernelTimers) -> (FtraceSummary, Shape) {
     let imported = import_ftrace(
         path,
         &FtraceOptions {
@@ -59,7 +59,37 @@ fn import(path: &Path, timers: KernelTimers) -> FtraceSummary {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     imported.tape.check().unwrap();
-    imported.summary
+    (imported.summary, Shape::of(&imported.tape))
+}
+
+/// A delay of `ticks` ticks of `tick_ns` nanoseconds, in the largest unit it
+/// reaches, to three significant digits (whole units from 100).
+fn delay(ticks: u64, tick_ns: u64) -> String {
+    let ns = ticks as f64 * tick_ns as f64;
+    let (value, unit) = [
+        (3.6e12, "h"),
+        (6e10, "min"),
+        (1e9, "s"),
+        (1e6, "ms"),
+        (1e3, "µs"),
+    ]
+    .into_iter()
+    .find(|&(size, _)| ns >= size)
+    .map_or((ns, "ns"), |(size, unit)| (ns / size, unit));
+    let decimals = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else {
+        2
+    };
+    let shown = format!("{value:.decimals$}");
+    let digits = if shown.contains('.') {
+        shown.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &shown
+    };
+    format!("{digits} {unit}")
 }
 
 /// The block the README must hold.
@@ -69,8 +99,8 @@ fn block() -> String {
          |---|---|---|--:|--:|--:|--:|--:|\n",
     );
     let mut shapes = String::from(
-        "| file | timers | operations | inserts | reschedules | cancels | expiries | pending at the end | skipped (armed before) |\n\
-         |---|---|--:|--:|--:|--:|--:|--:|--:|\n",
+        "| file | timers | operations | inserts | reschedules | cancels | expiries | pending at the end | skipped (armed before) | delay p50 | p90 | p99 | max | peak pending |\n\
+         |---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
     );
     let mut lines = String::new();
     for name in TRACES {
@@ -93,25 +123,54 @@ fn block() -> String {
                 .unwrap_or("-"),
             bytes as f64 / 1e6,
         );
-        for (timers, unit) in [
-            (KernelTimers::TimerList, "jiffies"),
-            (KernelTimers::Hrtimer, "1 µs"),
-        ] {
-            let s = import(&path, timers);
+        for timers in [KernelTimers::TimerList, KernelTimers::Hrtimer] {
+            let (s, shape) = import(&path, timers);
+            let (unit, tick_ns) = match (timers, s.hz) {
+                (KernelTimers::TimerList, Some(hz)) => ("jiffies", 1_000_000_000 / u64::from(hz)),
+                (KernelTimers::TimerList, None) => panic!("{name}: no HZ"),
+                (KernelTimers::Hrtimer, _) => ("1 µs", workloads::HRTIMER_TICK_NS),
+            };
+            let delays = shape.delays.map_or_else(
+                || "- | - | - | -".to_owned(),
+                |d| {
+                    [d.p50, d.p90, d.p99, d.max]
+                        .map(|t| delay(t, tick_ns))
+                        .join(" | ")
+                },
+            );
             shapes += &format!(
-                "| `{name}` | {timers} ({unit}) | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| `{name}` | {timers} ({unit}) | {} | {} | {} | {} | {} | {} | {} | {delays} | {} |\n",
                 s.operations,
                 s.inserts,
                 s.reschedules,
                 s.cancels,
                 s.expiries,
                 s.pending_at_end,
-                s.skipped_unknown()
+                s.skipped_unknown(),
+                shape.peak_pending,
             );
             lines += &format!("- `{name}`: {s}\n");
         }
     }
-    format!("{BEGIN}\n{files}\n{shapes}\nThe importer's summary lines:\n\n{lines}{END}")
+    format!(
+        "{BEGIN}\n{files}\n{shapes}\n*Delay*: a deadline minus the tick of the insert or \
+         reschedule that set it, over the tape's operations (nearest-rank percentiles; a jiffy \
+         is 4 ms at HZ=250). *Peak pending*: the most timers pending at once on the tape, each \
+         firing at its deadline; timers armed before the capture are not on it. Computed by \
+         `workloads::Shape::of`.\n\nThe importer's summary lines:\n\n{lines}{END}"
+    )
+}
+
+#[test]
+fn delays_are_shown_in_the_largest_unit_they_reach() {
+    assert_eq!(delay(1, 4_000_000), "4 ms");
+    assert_eq!(delay(1_800_000, 4_000_000), "2 h");
+    assert_eq!(delay(75_000, 4_000_000), "5 min");
+    assert_eq!(delay(52, 1_000), "52 µs");
+    assert_eq!(delay(1_234, 1_000), "1.23 ms");
+    assert_eq!(delay(10_002, 60_000_000), "10 min");
+    assert_eq!(delay(250, 4_000_000), "1 s");
+    assert_eq!(delay(0, 1_000), "0 ns");
 }
 
 #[test]
@@ -128,7 +187,7 @@ fn every_trace_is_small_enough_and_lost_nothing() {
         assert!(text.starts_with("# timerbench capture:"), "{name}");
         assert_eq!(header(&text, "trace_clock"), "mono", "{name}");
         for timers in [KernelTimers::TimerList, KernelTimers::Hrtimer] {
-            let summary = import(&path, timers);
+            let (summary, _) = import(&path, timers);
             assert_eq!(summary.lost_events, 0, "{name}: {summary}");
             assert!(summary.operations > 1000, "{name}: {summary}");
         }
