@@ -110,3 +110,18 @@ soak:
 
 clean:
 	$(CARGO) clean
+
+# `make capture`: how long to record when LOAD is empty (with a LOAD, its
+# expected length, which sizes the trace buffer), the shell command to record
+# (empty: the machine as it is), the raw trace written (.gz: compressed), and
+# a note for its header on the conditions (e.g. what else was running).
+SECONDS ?= 30
+LOAD ?=
+CAPTURE_OUT ?= target/capture/trace.txt
+NOTE ?=
+
+.PHONY: capture
+
+## capture: record this machine's kernel timers (timer_list and hrtimer events, via ftrace) while LOAD runs or for SECONDS, into CAPTURE_OUT with NOTE in its header, e.g. `sudo make capture LOAD='redis-benchmark -q -n 100000'`; needs root and tracefs (refuses with the fix otherwise), and always turns tracing off again. Import with `workloads::import_ftrace`.
+capture:
+	CAPTURE_SECONDS='$(SECONDS)' LOAD='$(subst ','\'',$(LOAD))' CAPTURE_OUT='$(CAPTURE_OUT)' CAPTURE_NOTE='$(subst ','\'',$(NOTE))' sh workloads/scripts/capture.sh

@@ -6,7 +6,9 @@
 //! turns it and a seed into a [`Tape`], the complete list of inserts, cancels and reschedules
 //! with the tick of each. The harness replays the same tape against every
 //! algorithm, so they all do exactly the same work, and no random number is drawn
-//! while the clock runs. A recorded trace ([`load_trace`]) is a tape too.
+//! while the clock runs. A recorded trace ([`load_trace`]) is a tape too,
+//! and so is a capture of the Linux kernel's own timer events
+//! ([`import_ftrace`]); [`write_trace`] saves any tape as a trace file.
 //! [`Shape::of`] measures a tape (operations, cancels, reschedules, delay
 //! percentiles, peak pending); the README's table of built-ins shows it.
 //! Architecture invariant: this crate knows no algorithm; it does not depend on
@@ -59,6 +61,8 @@
 mod builtin;
 mod dist;
 mod error;
+mod ftrace;
+mod ftrace_line;
 mod generate;
 mod input;
 mod lifecycle;
@@ -71,11 +75,18 @@ mod spec;
 mod streams;
 mod tape;
 mod trace;
+mod trace_write;
 mod validate;
 
 pub use builtin::builtins;
 pub use dist::{Distribution, Part};
 pub use error::WorkloadError;
+pub use ftrace::{
+    FtraceImport, FtraceOptions, FtraceSummary, HRTIMER_TICK_NS, HZ_CHOICES, KernelTimerStart,
+    KernelTimers, MIN_HZ_SPAN_NS, OTHER_CLOCK_NS, REARM_WINDOW_NS, import_ftrace,
+    kernel_timer_starts, parse_ftrace,
+};
+pub use ftrace_line::TimerFlags;
 pub use input::{MAX_SPEC_BYTES, MAX_TAPE_OPS, MAX_TRACE_LINE_BYTES};
 pub use ratas::{MAX_PAIRS, MIN_PAIRS, Ratas, TICKS_PER_SECOND as RATAS_TICKS_PER_SECOND};
 pub use scale::Scale;
@@ -83,6 +94,7 @@ pub use shape::{Delays, Shape};
 pub use spec::{BOM, Cancel, Periodic, Rearm, Spec, check_name, decode_text};
 pub use tape::{MAX_TIME, Op, Tape, Tick, TimedOp};
 pub use trace::load_trace;
+pub use trace_write::write_trace;
 pub use validate::load_spec;
 
 /// The seed `timerbench run` uses unless told otherwise, and the one the

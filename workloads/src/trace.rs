@@ -43,7 +43,7 @@ use crate::spec::{BOM, check_name};
 use crate::tape::{MAX_TIME, Op, Tape, Tick, TimedOp};
 
 /// The header every trace starts with.
-const HEADER: [&str; 4] = ["at", "op", "timer", "deadline"];
+pub(crate) const HEADER: [&str; 4] = ["at", "op", "timer", "deadline"];
 
 /// Reads a trace file into a tape named after the file (its stem).
 ///
