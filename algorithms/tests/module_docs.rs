@@ -52,6 +52,10 @@ const SOURCE_DIRS: &[&str] = &[
 ];
 
 /// The words of `line` that look like commit hashes (see the module doc).
+/// How a hashed kernel pointer in a trace line starts (`timer=00000000c04571a5`),
+/// which a module doc quoting a trace may show.
+const KERNEL_POINTER_PREFIX: &str = "00000000";
+
 fn hex_words(line: &str) -> Vec<&str> {
     line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|word| {
@@ -59,6 +63,9 @@ fn hex_words(line: &str) -> Vec<&str> {
                 && word.chars().all(|c| c.is_ascii_hexdigit())
                 && word.chars().any(|c| c.is_ascii_digit())
                 && word.chars().any(|c| matches!(c, 'a'..='f' | 'A'..='F'))
+                // A kernel pointer as ftrace prints it, hashed: 16 digits after
+                // 8 zeros (a commit whose id starts so is one in four billion).
+                && !word.starts_with(KERNEL_POINTER_PREFIX)
         })
         .collect()
 }
@@ -178,6 +185,7 @@ fn a_hex_word_is_seven_to_forty_hex_digits_with_a_digit_and_a_letter() {
         "1000000 ticks, 65536 slots, 2024-10-01",
         "the seed 0x243F_6A88_85A3_08D3 and 0xdeadbeef1",
         "a word like cafe1234x or x1234abcd or abc_1234567",
+        "a traced pointer timer=00000000c04571a5 flags=",
         &"a1".repeat(21),
     ] {
         let words = hex_words(line);
