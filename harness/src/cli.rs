@@ -11,6 +11,7 @@
 use std::path::PathBuf;
 
 use clap::ValueEnum;
+use workloads::{FtraceOptions, KernelTimers};
 
 use crate::ab::{AbConfig, DEFAULT_ROUNDS, MAX_ROUNDS};
 use crate::bench;
@@ -18,7 +19,7 @@ use crate::counts_command::{CountCellConfig, CountsConfig};
 use crate::plain::CrosscheckConfig;
 use crate::replay::Driver;
 use crate::run::{DEFAULT_REPEAT, RunConfig};
-use crate::select::{self, Choice};
+use crate::select::{self, Choice, Inputs};
 
 // `timerbench counts`' flags.
 #[allow(missing_docs)]
@@ -214,6 +215,18 @@ pub struct Chosen {
     /// A recorded trace (CSV, see workloads/README.md) to replay; may be repeated.
     #[arg(long = "trace", value_name = "FILE")]
     pub traces: Vec<PathBuf>,
+    /// A raw kernel timer trace (ftrace text, as `make capture` writes it,
+    /// `.gz` allowed) to import and replay; may be repeated.
+    #[arg(long = "ftrace", value_name = "FILE")]
+    pub ftraces: Vec<PathBuf>,
+    /// Which kernel timers an --ftrace import replays: timer-list (the
+    /// timer wheel, ticks are jiffies) or hrtimer (ticks of 1 us).
+    #[arg(long, value_enum, default_value_t = KernelTimersArg::TimerList)]
+    pub ftrace_timers: KernelTimersArg,
+    /// Keep only the timers of this CPU in an --ftrace import (default: every
+    /// CPU's timers as one queue).
+    #[arg(long, value_name = "N")]
+    pub ftrace_cpu: Option<u32>,
     /// Seed of every random stream.
     #[arg(long, default_value_t = crate::DEFAULT_SEED)]
     pub seed: u64,
@@ -229,8 +242,16 @@ impl Chosen {
             algorithms: self.algorithms,
             params: self.params,
             workloads: self.workloads,
-            specs: self.specs,
-            traces: self.traces,
+            files: Inputs {
+                specs: self.specs,
+                traces: self.traces,
+                ftraces: self.ftraces,
+                ftrace: FtraceOptions {
+                    timers: self.ftrace_timers.into(),
+                    cpu: self.ftrace_cpu,
+                    hz: None,
+                },
+            },
             seed: self.seed,
             scale: self.scale.into(),
         }
@@ -292,6 +313,23 @@ impl RunArgs {
 
 /// The most repetitions accepted: more would only lengthen the run.
 const MAX_REPEAT: i64 = 1000;
+
+/// `--ftrace-timers`.
+#[allow(missing_docs)]
+#[derive(Clone, Copy, ValueEnum)]
+pub enum KernelTimersArg {
+    TimerList,
+    Hrtimer,
+}
+
+impl From<KernelTimersArg> for KernelTimers {
+    fn from(arg: KernelTimersArg) -> Self {
+        match arg {
+            KernelTimersArg::TimerList => KernelTimers::TimerList,
+            KernelTimersArg::Hrtimer => KernelTimers::Hrtimer,
+        }
+    }
+}
 
 /// `--scale`.
 #[allow(missing_docs)]

@@ -28,7 +28,7 @@ use crate::bench::Prepared;
 use crate::failure::Failure;
 use crate::passes::{Untimed, Verify, elapsed_ns};
 use crate::replay::{Buffers, Driver, prefilled, replay_measured, retire, workload_seed};
-use crate::select::{Selection, WorkloadSource};
+use crate::select::{Inputs, Selection, WorkloadSource};
 use crate::stats;
 
 /// Replays `tape.ops[from..]` and the advance to the tape's end into `queue`
@@ -218,8 +218,7 @@ impl CrosscheckConfig {
             &[],
             false,
             &self.workloads,
-            &[],
-            &[],
+            &Inputs::default(),
             self.scale,
         )
         .map_err(Failure::Input)

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use algorithms::registry::{self, AlgorithmInfo};
 use anyhow::{Result, bail};
-use workloads::{Scale, Spec, Tape};
+use workloads::{FtraceOptions, Scale, Spec, Tape};
 
 /// The name that selects every scaling workload at once.
 pub const SCALING_GROUP: &str = "scaling";
@@ -148,14 +148,13 @@ impl Selection {
         params: &[String],
         sweeps: bool,
         workload_names: &[String],
-        specs: &[PathBuf],
-        traces: &[PathBuf],
+        files: &Inputs,
         scale: Scale,
     ) -> Result<Self> {
         let algorithms = resolve_algorithms(algorithms, params, sweeps)?;
         let builtins = workloads::builtins(scale);
         let mut workloads = Vec::new();
-        let wants_builtins = !workload_names.is_empty() || (specs.is_empty() && traces.is_empty());
+        let wants_builtins = !workload_names.is_empty() || files.is_empty();
         if wants_builtins {
             for spec in resolve_builtins(workload_names, builtins)? {
                 workloads.push(WorkloadSource::Spec {
@@ -164,17 +163,23 @@ impl Selection {
                 });
             }
         }
-        for path in specs {
+        for path in &files.specs {
             let spec = workloads::load_spec(path)?;
             workloads.push(WorkloadSource::Spec {
                 spec: Box::new(spec),
                 scale_name: "spec".to_owned(),
             });
         }
-        for path in traces {
+        for path in &files.traces {
             workloads.push(WorkloadSource::Trace {
                 tape: workloads::load_trace(path)?,
             });
+        }
+        for path in &files.ftraces {
+            let import = workloads::import_ftrace(path, &files.ftrace)?;
+            // What the import kept and skipped, said once, before measuring.
+            eprintln!("timerbench: {}: {}", path.display(), import.summary);
+            workloads.push(WorkloadSource::Trace { tape: import.tape });
         }
         let mut seen = std::collections::BTreeSet::new();
         for source in &workloads {
@@ -192,6 +197,27 @@ impl Selection {
     }
 }
 
+/// The workload files a command was given: specs, CSV traces and raw kernel
+/// traces with the options of their import.
+#[derive(Default)]
+pub struct Inputs {
+    /// Spec files (`--spec`).
+    pub specs: Vec<PathBuf>,
+    /// CSV trace files (`--trace`).
+    pub traces: Vec<PathBuf>,
+    /// Raw ftrace captures (`--ftrace`), imported with `ftrace`.
+    pub ftraces: Vec<PathBuf>,
+    /// Which kernel timers, and which CPU, an `--ftrace` import keeps.
+    pub ftrace: FtraceOptions,
+}
+
+impl Inputs {
+    /// Whether no file was given (then the built-ins run).
+    pub fn is_empty(&self) -> bool {
+        self.specs.is_empty() && self.traces.is_empty() && self.ftraces.is_empty()
+    }
+}
+
 /// What a command asked to replay, before it is checked: the rows, the
 /// workloads and their seed and scale (`run` and `counts`).
 pub struct Choice {
@@ -201,10 +227,8 @@ pub struct Choice {
     pub params: Vec<String>,
     /// Built-in workload names (`--workloads`).
     pub workloads: Vec<String>,
-    /// Spec files (`--spec`).
-    pub specs: Vec<PathBuf>,
-    /// Trace files (`--trace`).
-    pub traces: Vec<PathBuf>,
+    /// Spec, trace and kernel-trace files.
+    pub files: Inputs,
     /// Seed of every random stream.
     pub seed: u64,
     /// Size of the built-in workloads.
@@ -221,8 +245,7 @@ impl Choice {
             &self.params,
             sweeps,
             &self.workloads,
-            &self.specs,
-            &self.traces,
+            &self.files,
             self.scale,
         )
     }

@@ -1090,3 +1090,51 @@ fn a_run_without_out_leaves_results_untouched() {
         stderr(&out)
     );
 }
+
+/// `--ftrace` imports a raw kernel trace and replays it: the import's summary
+/// is said before measuring, the workload is named after the file, and the
+/// hrtimer tape is a workload of its own; a trace with a bad line is refused
+/// with the file and line before anything is measured.
+#[test]
+fn a_raw_kernel_trace_is_imported_and_replayed() {
+    let dir = scratch("ftrace");
+    let excerpt = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../workloads/tests/data/ftrace-excerpt.txt")
+        .to_string_lossy()
+        .into_owned();
+    for timers in ["timer-list", "hrtimer"] {
+        let out_dir = dir.join(timers);
+        let out = timerbench(&[
+            "run",
+            "--ftrace",
+            &excerpt,
+            "--ftrace-timers",
+            timers,
+            "--algorithms",
+            "binary-heap,sweep-wheel",
+            "--repeat",
+            "1",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stderr(&out).contains("ftrace-excerpt"), "{}", stderr(&out));
+        let runs = std::fs::read_to_string(out_dir.join("runs.csv")).unwrap();
+        assert!(runs.contains(",sweep-wheel,ftrace-excerpt"), "{runs}");
+        assert!(runs.contains(",trace,"), "{runs}");
+    }
+    let bad = write_input(
+        &dir,
+        "bad.txt",
+        "# tracer: nop\n  x-1 [000] d..1. 1.000000: timer_start: timer=zz\n",
+    );
+    let out = timerbench(&[
+        "run",
+        "--ftrace",
+        bad.to_str().unwrap(),
+        "--out",
+        dir.join("bad").to_str().unwrap(),
+    ]);
+    assert_input_error(&out, &["bad.txt:2"]);
+    assert!(!dir.join("bad").join("runs.csv").exists());
+}
