@@ -83,9 +83,9 @@ report:
 bench:
 	$(CARGO) bench -p micro --bench timers -- $(BENCH_ARGS) $(if $(FILTER),'$(FILTER)')
 
-## bench-smoke: every criterion micro-benchmark run once, in the test profile (criterion's test mode), as CI checks them.
+## bench-smoke: every criterion micro-benchmark run once, in the test profile (criterion's test mode), as CI checks them. Through --workspace, so that it reuses what `make test` built (`-p micro` would unify features differently and rebuild the workspace).
 bench-smoke:
-	$(CARGO) test -p micro --benches
+	$(CARGO) test --workspace --benches
 
 ## test: the fast tier: unit tests, the conformance suite for every algorithm (100 random sequences each), the CLI and report tests; no Valgrind, browser, large tapes or whole runs, and no criterion build.
 test:
