@@ -89,7 +89,7 @@ fn edges_are_found_as_the_rules_say() {
         ("b", "pub struct Thing;\npub mod inner;\n"),
         (
             "b::inner",
-            "use super::Thing;\nfn f() -> crate::c::Z { todo!() }\n",
+            "use super::Thing;\nfn f() -> crate::c::Z { crate::c::Z::new() }\n",
         ),
         ("c", "fn f() {}\n"),
     ];
