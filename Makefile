@@ -21,9 +21,11 @@ FILTER ?=
 # The runs `make compare` sets side by side: NEW judged against BASE.
 BASE ?= results
 NEW ?=
-# The git revision `make ab` judges this tree against, and how many rounds.
+# The git revision `make ab` judges this tree against, how many rounds (pairs
+# of runs), and the repetitions inside each run.
 REV ?= main
 ROUNDS ?= 6
+AB_REPEAT ?= 3
 # `make paired`: a diff of one design's file (e.g. one in docs/lab/patches/),
 # the commit it applies to (default: its `Base:` line), the design's file for an
 # A/A check without a patch, the workloads and the repetitions.
@@ -47,16 +49,11 @@ results:
 crosscheck:
 	$(CARGO) run --profile $(PROFILE) -p harness --bin timerbench -- crosscheck --scale $(SCALE) $(ARGS)
 
-## ab: did a change help, measured back to back: builds REV (default main) in a git worktree under target/ab/, then runs `timerbench crosscheck` from that build and from this tree's in turn, ROUNDS times (default 6), and prints each cell's two medians, the paired ratio with its interval and a verdict, e.g. `make ab ARGS=--algorithms=sweep-wheel` (about 3 minutes for one row on every built-in workload once built; the first build of REV takes a few more).
+## ab: did a change help? The first recipe to reach for: builds REV (default main) and this tree, runs `timerbench run` from each in turn ROUNDS times (default 6, the fewest that give a verdict; REPEAT repetitions each, default 3) into target/ab/runs/, then `timerbench compare` pairs the runs round by round and judges every cell, e.g. `make ab ARGS=--algorithms=sweep-wheel`.
 ab:
-	git worktree remove --force target/ab/tree 2>/dev/null || true
-	git worktree prune
-	git worktree add --detach target/ab/tree '$(REV)'
-	cd target/ab/tree && CARGO_TARGET_DIR='$(CURDIR)/target/ab/target' $(CARGO) build --release -p harness --bin timerbench
-	git worktree remove --force target/ab/tree
-	$(CARGO) run --release -p harness --bin timerbench -- ab --base-exe target/ab/target/release/timerbench --rounds $(ROUNDS) --scale $(SCALE) $(ARGS)
+	REV='$(REV)' ROUNDS='$(ROUNDS)' REPEAT='$(AB_REPEAT)' SCALE='$(SCALE)' ARGS='$(ARGS)' CARGO='$(CARGO)' sh harness/scripts/ab.sh
 
-## paired: did a change to one design help, judged in one process: PATCH applied to a copy of the design compiled as a second row, then to the original, each build's two rows run together (REPEAT, default 150, repetitions on WORKLOADS, default heavy-tail,scaling-1e4,kernel-timeouts) and paired by repetition with `timerbench paired`; without PATCH, an A/A check of an unchanged copy. E.g. `make paired PATCH=docs/lab/patches/sweep-wheel-chunks.patch` (two release builds of about 2 minutes, then about 15 s per workload and build).
+## paired: did a change to one design help, judged in one process: PATCH applied to a copy of the design compiled as a second row, then to the original, each build's two rows run together (REPEAT, default 150, repetitions on WORKLOADS, default heavy-tail,scaling-1e4,kernel-timeouts) and paired by repetition with `timerbench compare --rows`; without PATCH, an A/A check of an unchanged copy. E.g. `make paired PATCH=docs/lab/patches/sweep-wheel-chunks.patch` (two release builds of about 2 minutes, then about 15 s per workload and build).
 paired:
 	PATCH='$(PATCH)' PATCH_BASE='$(PATCH_BASE)' FILE='$(FILE)' WORKLOADS='$(WORKLOADS)' REPEAT='$(REPEAT)' CARGO='$(CARGO)' sh harness/scripts/paired.sh
 
@@ -66,7 +63,7 @@ counts:
 		{ apt-get update -qq && apt-get install -y -qq valgrind; } || true
 	$(CARGO) run --profile $(PROFILE) -p harness --bin timerbench -- counts --scale $(SCALE) --out $(OUT) $(ARGS)
 
-## compare: did a change help? NEW's run against BASE's (default: results), cell by cell, with a bootstrap interval and a verdict, e.g. `make results OUT=/tmp/mine && make compare NEW=/tmp/mine` (measures nothing).
+## compare: NEW's runs against BASE's (default: results), cell by cell; each side one results directory or several separated by commas, paired in order. A verdict needs six pairs of runs (`make ab` makes them); one run a side prints the figures and their spread (measures nothing).
 compare:
 	@test -n "$(NEW)" || { echo "make compare: say which run to judge, e.g. make compare NEW=/tmp/mine (BASE defaults to results)" >&2; exit 2; }
 	$(CARGO) run --release --quiet -p harness --bin timerbench -- compare $(BASE) $(NEW) $(ARGS)

@@ -3,7 +3,7 @@
 # describes: the design's file and a copy of it under another
 # NAME are compiled into one binary, both rows are run with many
 # repetitions in one `timerbench run` (each repetition a round of both rows'
-# passes, a few passes apart), and `timerbench paired` pairs them by
+# passes, a few passes apart), and `timerbench compare --rows` pairs them by
 # repetition. `make paired` calls this; every setting comes from the
 # environment:
 #
@@ -21,8 +21,9 @@
 # build by a percent or two: first the copy carries the change (the ratio is
 # the copy's time over the original's), then the original does (the ratio is
 # the original's over the unchanged copy's); a real change shows in both, and
-# `timerbench paired --swapped` sets the two side by side with their
-# geometric mean and whether they agree.
+# `timerbench compare --rows ... --swapped` pools the two orientations' pairs,
+# so that a placement effect, which flips sign between them, widens the
+# interval instead of passing for the change.
 # Both binaries are built before anything is timed. Work goes under
 # target/paired/; the worktrees are removed when done.
 set -eu
@@ -139,16 +140,18 @@ if [ -z "$patch" ]; then
     build aa none
     measure aa
     echo "A/A: $name-x is $name unchanged, compiled as a second row" >&2
-    "$work/target-aa/release/timerbench" paired "$work/run-aa" --base "$name" --new "$name-x"
+    # Read by this tree's `timerbench` (built now, after the timing), whose
+    # judge may know more than the build of an older base commit.
+    "$cargo" run --release --quiet -p harness --bin timerbench -- compare "$work/run-aa" \
+        --rows "$name,$name-x"
 else
     build copy copy
     build original original
     measure copy
     measure original
-    # The first table: the copy carries the change; the second: the
-    # original does; the third sets the two side by side. Read by this
-    # tree's `timerbench` (built now, after the timing), whose `paired` may
-    # know more than the build of an older base commit.
-    "$cargo" run --release --quiet -p harness --bin timerbench -- paired "$work/run-copy" \
-        --base "$name" --new "$name-x" --swapped "$work/run-original"
+    # In the first run the copy carries the change, in the second the
+    # original does: pooled, every pair is the changed row's time over the
+    # unchanged one's. Read by this tree's `timerbench`.
+    "$cargo" run --release --quiet -p harness --bin timerbench -- compare "$work/run-copy" \
+        --rows "$name,$name-x" --swapped "$work/run-original"
 fi

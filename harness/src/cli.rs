@@ -1,7 +1,7 @@
 //! The command line's flag groups: the `clap` types of each command's flags,
 //! their value parsers and bounds, and how each group becomes the plain
 //! config struct its command runs with ([`RunConfig`], [`CountsConfig`],
-//! [`CrosscheckConfig`], [`AbConfig`], [`CountCellConfig`]).
+//! [`CrosscheckConfig`], [`CompareConfig`], [`CountCellConfig`]).
 //!
 //! The binary (`src/main.rs`) holds the command tree and the dispatch; the
 //! groups live here, in the library, so that the binary stays a page and the
@@ -13,9 +13,10 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 use workloads::{FtraceOptions, KernelTimers};
 
-use crate::ab::{AbConfig, DEFAULT_ROUNDS, MAX_ROUNDS};
 use crate::bench;
 use crate::counts_command::{CountCellConfig, CountsConfig};
+use crate::judge::command::{CompareConfig, Form};
+use crate::judge::runs;
 use crate::plain::CrosscheckConfig;
 use crate::replay::Driver;
 use crate::run::{DEFAULT_REPEAT, RunConfig};
@@ -129,7 +130,7 @@ fn parse_ops(text: &str) -> Result<Ops, String> {
 /// The most cells `timerbench counts` runs at once.
 const MAX_JOBS: i64 = 64;
 
-// `timerbench crosscheck`'s flags, which `ab` passes on.
+// `timerbench crosscheck`'s flags.
 #[allow(missing_docs)]
 #[derive(clap::Args)]
 pub struct CrosscheckArgs {
@@ -163,30 +164,93 @@ impl CrosscheckArgs {
     }
 }
 
-// `timerbench ab`'s flags.
+// `timerbench compare`'s flags.
 #[allow(missing_docs)]
 #[derive(clap::Args)]
-pub struct AbArgs {
-    /// The `timerbench` executable of the build to judge against (any commit
-    /// that has `timerbench crosscheck`).
+pub struct CompareArgs {
+    /// BASE and NEW: each a results directory, or several separated by
+    /// commas, paired in the order given (the i-th NEW run against the i-th
+    /// BASE run). With --rows or --lead: the one run to read.
+    #[arg(value_name = "RUNS", num_args = 1..=2, required = true)]
+    pub runs: Vec<String>,
+    /// Two rows of one run, A,B: B's whole passes over A's in the same
+    /// repetition.
+    #[arg(
+        long,
+        value_name = "A,B",
+        value_delimiter = ',',
+        conflicts_with = "lead"
+    )]
+    pub rows: Vec<String>,
+    /// One row against its rivals in one run: the best native crate, the best
+    /// std baseline and the next exact design, per workload.
+    #[arg(long, value_name = "ROW")]
+    pub lead: Option<String>,
+    /// With --rows: a second run of the same two rows in which the change was
+    /// on A's row instead; its pairs are pooled the other way round, so that
+    /// a placement effect widens the interval instead of passing for the
+    /// change.
+    #[arg(long, value_name = "RUN", requires = "rows")]
+    pub swapped: Option<PathBuf>,
+    /// Print only the cells called faster or slower (and the counts).
     #[arg(long)]
-    pub base_exe: PathBuf,
-    /// Rounds: each runs crosscheck once from each build, the order
-    /// alternating from round to round.
-    #[arg(long, default_value_t = DEFAULT_ROUNDS, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_ROUNDS)))]
-    pub rounds: u32,
-    #[command(flatten)]
-    pub crosscheck: CrosscheckArgs,
+    pub changes_only: bool,
+    /// Also write NEW/comparison.csv, which `make report OUT=NEW` draws (two
+    /// sets of runs only, NEW one directory).
+    #[arg(long)]
+    pub save: bool,
 }
 
-impl AbArgs {
-    /// The config `timerbench ab` runs with.
-    pub fn config(self) -> AbConfig {
-        AbConfig {
-            base_exe: self.base_exe,
-            rounds: self.rounds,
-            crosscheck: self.crosscheck.config(),
+impl CompareArgs {
+    /// The config `timerbench compare` runs with, or why the flags do not
+    /// make one.
+    pub fn config(self) -> Result<CompareConfig, String> {
+        let form = match (self.rows.as_slice(), self.lead, self.runs.as_slice()) {
+            ([], None, [base, new]) => Form::Runs {
+                base: runs::directories(base),
+                new: runs::directories(new),
+            },
+            ([], None, _) => {
+                return Err(
+                    "give BASE and NEW (two results directories, or comma-separated lists of \
+                     them), or one run with --rows A,B or --lead ROW"
+                        .to_owned(),
+                );
+            }
+            (_, _, [_, _]) => {
+                return Err("--rows and --lead read one run: give one results directory".to_owned());
+            }
+            ([a, b], None, [run]) => Form::Rows {
+                run: PathBuf::from(run),
+                a: a.clone(),
+                b: b.clone(),
+                swapped: self.swapped,
+            },
+            (rows, None, _) => {
+                return Err(format!(
+                    "--rows takes two rows of the run, A,B; it was given {}",
+                    rows.len()
+                ));
+            }
+            (_, Some(row), [run]) => Form::Lead {
+                run: PathBuf::from(run),
+                row,
+            },
+            (_, Some(_), _) => {
+                return Err("--lead reads one run: give one results directory".to_owned());
+            }
+        };
+        if self.save && !matches!(form, Form::Runs { .. }) {
+            return Err(
+                "--save writes a comparison of two sets of runs, not of --rows or --lead"
+                    .to_owned(),
+            );
         }
+        Ok(CompareConfig {
+            form,
+            changes_only: self.changes_only,
+            save: self.save,
+        })
     }
 }
 

@@ -41,3 +41,19 @@ impl Failure {
         }
     }
 }
+
+/// Writes `text` to standard output at once. A reader that closed the pipe
+/// early (`| head`) ends the output quietly, as `head` expects; a stdout that
+/// cannot take it (a full disk, `/dev/full`) is a failure of the run, said
+/// in one line, never a panic.
+pub fn print(text: &str) -> Result<(), Failure> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(error) => Err(Failure::Run(anyhow::anyhow!(
+            "cannot write to standard output: {error}"
+        ))),
+    }
+}

@@ -6,10 +6,11 @@
 //! fastest exact design of this suite (families `seed` and `modern`, at its
 //! defaults), its whole-pass median with its interval, its lead over the best
 //! crate driven through its own API and over the best standard-library
-//! baseline (each with the bootstrap interval of [`lead::leads`]), and the
-//! fastest inexact design with the largest lateness it showed there. A design
-//! whose lead over the next exact design has an interval reaching 1 is said to
-//! be tied with it: a tie is a tie, and the table names both.
+//! baseline (each the rival's time over the design's, paired by repetition
+//! and judged by the one rule of [`crate::judge`], `timerbench compare --lead`),
+//! and the fastest inexact design with the largest lateness it showed there.
+//! A design the rule does not call faster than the next exact design is said
+//! to be tied with it: a tie is a tie, and the table names both.
 //!
 //! The findings are at most [`MAX_FINDINGS`] sentences, each computed from the
 //! same files: a sentence whose inputs the run lacks is left out, never
@@ -24,7 +25,41 @@ use schema::{
     STATUS_OK, ThroughputRow,
 };
 
-use crate::lead::{self, Lead, Rival};
+use crate::judge::Verdict;
+use crate::judge::lead::{self as judged, Rival};
+
+/// One lead as the headline quotes it: the rival's time over the design's
+/// (above 1: the design is faster), with its interval.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lead {
+    /// The workload.
+    pub workload: String,
+    /// Which rival.
+    pub rival: Rival,
+    /// The rival's name.
+    pub rival_name: String,
+    /// The rival's time over the design's.
+    pub ratio: f64,
+    /// The interval of `ratio`, when there were enough repetitions.
+    pub interval: Option<(f64, f64)>,
+    /// The one rule's verdict on the design against the rival.
+    pub verdict: Verdict,
+}
+
+impl Lead {
+    /// The headline's view of a lead of `timerbench compare --lead`.
+    fn of(lead: judged::Lead) -> Self {
+        let quoted = lead.lead();
+        Lead {
+            workload: lead.line.workload,
+            rival: lead.rival,
+            rival_name: lead.rival_name,
+            ratio: quoted.ratio,
+            interval: quoted.interval,
+            verdict: lead.line.judgement.verdict,
+        }
+    }
+}
 
 /// The line that opens the headline block.
 pub const HEADLINE_BEGIN: &str =
@@ -83,7 +118,7 @@ impl WorkloadLine {
     /// Whether the next exact design is statistically tied with the fastest.
     pub fn tied_with_next(&self) -> bool {
         self.lead(Rival::Exact)
-            .is_some_and(|lead| lead.interval.is_some_and(|(low, _)| low <= 1.0))
+            .is_some_and(|lead| lead.verdict != Verdict::Faster)
     }
 }
 
@@ -174,7 +209,11 @@ fn lines_of(dir: &Path, run: &Run) -> Result<Vec<WorkloadLine>> {
             continue;
         };
         if !leads_by_row.contains_key(design) {
-            leads_by_row.insert(design.to_owned(), lead::leads(dir, design)?);
+            let leads = judged::leads(dir, design)?
+                .into_iter()
+                .map(Lead::of)
+                .collect();
+            leads_by_row.insert(design.to_owned(), leads);
         }
         let leads = leads_by_row[design]
             .iter()
@@ -535,28 +574,27 @@ mod tests {
     }
 
     #[test]
-    fn a_lead_whose_interval_reaches_one_is_a_tie() {
-        let lead = |interval| Lead {
+    fn a_design_the_rule_does_not_call_faster_is_tied() {
+        let lead = |verdict| Lead {
             workload: "w".into(),
             rival: Rival::Exact,
             rival_name: "next".into(),
-            row_ns: 1.0,
-            rival_ns: 1.1,
             ratio: 1.1,
-            interval,
+            interval: None,
+            verdict,
         };
         let mut line = WorkloadLine {
             workload: "w".into(),
             design: "d".into(),
             ns: 1.0,
             interval: None,
-            leads: vec![lead(Some((0.98, 1.2)))],
+            leads: vec![lead(Verdict::NoChange)],
             inexact: None,
         };
         assert!(line.tied_with_next());
-        line.leads = vec![lead(Some((1.01, 1.2)))];
+        line.leads = vec![lead(Verdict::Faster)];
         assert!(!line.tied_with_next());
-        line.leads = vec![lead(None)];
-        assert!(!line.tied_with_next());
+        line.leads = vec![lead(Verdict::CannotTell)];
+        assert!(line.tied_with_next());
     }
 }

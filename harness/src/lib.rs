@@ -20,17 +20,16 @@
 //!
 //! The commands, one module each, called by the binary with a config built
 //! by [`cli`] and returning a [`failure::Failure`]: [`run`], [`list`],
-//! [`plain`] (crosscheck), [`ab`], [`counts_command`] (over [`counts`]),
-//! [`compare`] (compare and agreement), [`lead`] and [`paired`] (over
-//! [`recorded`], a recorded run's whole passes), with [`summary`] the
-//! terminal summary of a run; [`docs`] is the binary's `docs` command's.
+//! [`plain`] (crosscheck), [`counts_command`] (over [`counts`]) and
+//! [`judge`] (compare: two sets of runs, two rows of a run, a row against
+//! its rivals, over [`recorded`], a recorded run's whole passes), with
+//! [`summary`] the terminal summary of a run; [`docs`] is the binary's `docs`
+//! command's.
 
-pub mod ab;
 pub mod alloc;
 pub mod bench;
 pub mod cli;
 pub mod clock;
-pub mod compare;
 pub mod counts;
 pub mod counts_command;
 pub mod docs;
@@ -38,12 +37,11 @@ pub mod failure;
 #[cfg(test)]
 mod fixture;
 pub mod headline;
-pub mod lead;
+pub mod judge;
 pub mod list;
 pub mod memory;
 pub mod metadata;
 pub mod output;
-pub mod paired;
 pub mod passes;
 pub mod plain;
 pub mod plan;

@@ -11,8 +11,7 @@
 //!
 //! This file is the command tree and the dispatch only: each command's flag
 //! groups are in `harness::cli`, and its body in its own module of the
-//! library (`run`, `counts_command`, `plain`, `ab`, `compare`, `lead`,
-//! `paired`, `list`), which returns a `Failure` that decides the exit code.
+//! library (`run`, `counts_command`, `plain`, `judge`, `list`), which returns a `Failure` that decides the exit code.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,10 +19,9 @@ use std::process::ExitCode;
 use algorithms::registry;
 use clap::{Parser, Subcommand};
 
-use harness::cli::{AbArgs, CountCellArgs, CountsArgs, CrosscheckArgs, RunArgs, ScaleArg};
-use harness::compare::{self, CompareOptions};
+use harness::cli::{CompareArgs, CountCellArgs, CountsArgs, CrosscheckArgs, RunArgs, ScaleArg};
 use harness::failure::Failure;
-use harness::{ab, alloc, counts_command, lead, list, paired, plain, run};
+use harness::{alloc, counts_command, judge, list, plain, run};
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
@@ -32,7 +30,8 @@ static ALLOCATOR: alloc::Counting = alloc::Counting;
 #[command(
     name = "timerbench",
     version,
-    about = "Benchmark timer-queue algorithms on seeded workloads"
+    about = "Benchmark timer-queue algorithms on seeded workloads",
+    max_term_width = 100
 )]
 struct Cli {
     #[command(subcommand)]
@@ -41,7 +40,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List the algorithms (name, parameters, description) and the built-in workloads.
+    /// List the algorithms (name, parameters, description) and built-in workloads.
     List {
         /// Scale whose built-in workloads to list.
         #[arg(long, value_enum, default_value_t = ScaleArg::Default)]
@@ -49,60 +48,37 @@ enum Command {
     },
     /// Replay workloads against algorithms and write CSV results.
     Run(RunArgs),
-    /// Check the headline against a plain loop: time the harness's whole pass
-    /// and a plain event loop over the same operations, interleaved, and print
-    /// their medians and ratio per (algorithm, workload). Writes nothing.
+    /// Check the headline against a plain loop replaying the same operations.
+    ///
+    /// Times the harness's whole pass and a plain event loop over the same
+    /// operations, interleaved, and prints their medians and ratio per
+    /// (algorithm, workload). Writes nothing.
     Crosscheck(CrosscheckArgs),
-    /// Did a change help, measured back to back: run `timerbench crosscheck`
-    /// from another build (--base-exe; `make ab REV=main` builds one) and from
-    /// this one in turn, --rounds times, and print per (algorithm, workload)
-    /// each side's median, the median of the paired ratios (this build's over
-    /// the base's) with its interval, and a verdict: faster or slower only
-    /// when the whole interval lies on one side of 1, else tied. Writes
-    /// nothing.
-    Ab(AbArgs),
-    /// How well two runs agree: for each cell both measured, whether NEW's
-    /// median lies inside BASE's interval or within 10% of its median.
-    Agreement {
-        /// The first run's results directory.
-        base: PathBuf,
-        /// The second run's results directory.
-        new: PathBuf,
-    },
-    /// Did a change make a difference? Per cell both runs measured, NEW's
-    /// median over BASE's with a 95% bootstrap interval from the recorded
-    /// repetitions, and a verdict: faster or slower only when the whole
-    /// interval lies beyond the noise band. Refuses runs that are not
-    /// comparable; warns when machines or builds differ. Measures nothing.
-    Compare {
-        /// The results directory to compare against (say, `results`).
-        base: PathBuf,
-        /// The results directory of the run to judge.
-        new: PathBuf,
-        /// The noise band, a fraction: a change is called only when its whole
-        /// interval lies beyond 1 ± NOISE.
-        #[arg(long, default_value_t = compare::NOISE_THRESHOLD)]
-        noise: f64,
-        /// Print only the cells that changed (and the summary).
-        #[arg(long)]
-        changes_only: bool,
-        /// Divide every ratio by the median cell's before judging it: for
-        /// runs made hours apart, when the machine itself got faster or
-        /// slower (a shift common to every cell), so that each design is
-        /// judged against the run.
-        #[arg(long)]
-        normalise: bool,
-        /// Also write each cell's change into NEW/comparison.csv, which
-        /// `make report OUT=NEW` then draws as its comparison section.
-        #[arg(long)]
-        save: bool,
-    },
-    /// Rewrite the README's generated blocks: the algorithm tables from the
-    /// registry (each row's summary, parameters and source file, and the count
-    /// of rows) between its `<!-- algorithms: ... -->` markers, the systems
-    /// table, and the headline and findings from the run in `--results`; with
-    /// `--workloads-readme`
-    /// the table of built-in workloads and their tapes' shapes between its
+    /// Set measurements side by side and judge them: two sets of runs, two
+    /// rows of one run, or one row against its rivals.
+    ///
+    /// Every form pairs times measured close together and judges the median of
+    /// the pairs' ratios (subject over reference: below 1, faster) by one rule:
+    /// faster or slower only when its whole 95% distribution-free interval lies
+    /// beyond 2% either side of 1, else no significant change; with fewer than
+    /// six pairs, the figures and "cannot tell". Measures nothing.
+    ///
+    /// `compare BASE NEW`: runs paired in the order given, each run's median per
+    /// cell (one run a side is one pair: figures only). `make ab` builds a git
+    /// revision and runs both builds in turn, then calls this.
+    ///
+    /// `compare RUN --rows A,B`: B's whole passes over A's, repetition by
+    /// repetition (`make paired` judges a patch to one design this way).
+    ///
+    /// `compare RUN --lead ROW`: ROW against the best native crate, the best
+    /// std baseline and the next exact design on each workload.
+    Compare(CompareArgs),
+    /// Rewrite the README's generated blocks from the registry and a recorded run.
+    ///
+    /// The algorithm tables from the registry (each row's summary, parameters
+    /// and source file, and the count of rows) between its `<!-- algorithms:
+    /// ... -->` markers, the systems table, and the headline and findings from
+    /// the run in `--results`; with `--workloads-readme` the table of built-in workloads and their tapes' shapes between its
     /// `<!-- builtins: ... -->` markers. `--check` changes nothing and fails
     /// when a README is out of date.
     Docs {
@@ -120,43 +96,10 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// How far one algorithm leads its rivals in a recorded run: per workload,
-    /// the best native crate's, the best baseline's and the next exact
-    /// design's median over its own, with a bootstrap interval. Measures
-    /// nothing; reads RESULTS.
-    Lead {
-        /// A results directory written by `timerbench run`.
-        results: PathBuf,
-        /// The algorithm whose lead to show.
-        #[arg(long)]
-        row: String,
-    },
-    /// Two rows of one recorded run, paired by repetition: per workload both
-    /// ran, each row's median, the median of NEW's whole pass over BASE's in
-    /// the same repetition with its interval, and a verdict: faster or slower
-    /// only when the whole interval lies on one side of 1, else tied. For
-    /// judging a change on a host whose speed drifts (register the changed
-    /// design as a second row; see docs/judging-changes.md).
-    /// Measures nothing; reads RESULTS
-    Paired {
-        /// A results directory written by `timerbench run`.
-        results: PathBuf,
-        /// The row to judge against.
-        #[arg(long)]
-        base: String,
-        /// The row to judge.
-        #[arg(long)]
-        new: String,
-        /// A second run of the same two rows in which the change was on
-        /// BASE's row instead (`make paired` makes both): its passes are
-        /// paired BASE over NEW, so that both orientations give the changed
-        /// row's time over the unchanged one's, and the two are set side by
-        /// side with their geometric mean and whether they agree.
-        #[arg(long, value_name = "RESULTS")]
-        swapped: Option<PathBuf>,
-    },
-    /// Count instructions, simulated cache misses and simulated branch
-    /// mispredictions per operation under Valgrind's callgrind, and write
+    /// Count instructions and simulated cache misses per operation under callgrind.
+    ///
+    /// Counts instructions, simulated cache misses and simulated branch
+    /// mispredictions per operation under Valgrind's callgrind, and writes
     /// counts.csv and counts.json. Exact and repeatable: the same binary and
     /// seed give the same counts on any run (but for the rows of crates that
     /// take real Instants, marked `reproducible = false`, and the branch
@@ -176,38 +119,16 @@ fn main() -> ExitCode {
         }
         Command::Run(args) => run::run(&args.config()),
         Command::Crosscheck(args) => plain::crosscheck(&args.config()),
-        Command::Ab(args) => ab::ab(&args.config()),
-        Command::Agreement { base, new } => compare::agreement_command(&base, &new),
         Command::Docs {
             readme,
             results,
             workloads_readme,
             check,
         } => docs(&readme, &results, workloads_readme.as_deref(), check),
-        Command::Compare {
-            base,
-            new,
-            noise,
-            changes_only,
-            normalise,
-            save,
-        } => compare::compare_command(
-            &base,
-            &new,
-            CompareOptions {
-                noise,
-                changes_only,
-                normalise,
-                save,
-            },
-        ),
-        Command::Lead { results, row } => lead::lead_command(&results, &row),
-        Command::Paired {
-            results,
-            base,
-            new,
-            swapped,
-        } => paired::paired_command(&results, &base, &new, swapped.as_deref()),
+        Command::Compare(args) => match args.config() {
+            Ok(config) => judge::command::compare(&config),
+            Err(message) => Err(Failure::Input(anyhow::anyhow!(message))),
+        },
         Command::Counts(args) => counts_command::counts(&args.config()),
         Command::CountCell(args) => counts_command::count_cell(&args.config()),
     };

@@ -370,30 +370,29 @@ fn comparison_section(model: &Model) -> Option<Section> {
     let rows = &model.results.comparison;
     let first = rows.first()?;
     let count = |verdict: &str| rows.iter().filter(|r| r.verdict == verdict).count();
+    // Files of the earlier judge may carry a shift it divided out.
     let shift = match (first.shift, first.normalised) {
-        (Some(shift), true) => format!(
-            " Every ratio is divided by the median cell's, {shift:.3}x, so that each cell is judged \
-             against the run's common shift (`--normalise`)."
-        ),
-        (Some(shift), false) => format!(" The median cell's ratio is {shift:.3}x."),
-        (None, _) => String::new(),
+        (Some(shift), true) => {
+            format!(" Every ratio was divided by the median cell's, {shift:.3}x.")
+        }
+        _ => String::new(),
     };
     Some(Section {
         title: format!("Compared with {}", first.base),
         parts: vec![
             Part::Text(format!(
                 "From `comparison.csv` (`timerbench compare {} <this run> --save`): this run's \
-                 median over BASE's, with a 95% bootstrap interval over both runs' whole-pass \
-                 repetitions; *faster* or *slower* only when the whole interval lies beyond \
-                 the noise band of ±{:.0}%.{shift} {} cells: {} faster, {} slower, {} no \
-                 significant change, {} with too few repetitions.",
+                 median over BASE's, paired run by run, with the 95% distribution-free interval \
+                 of the paired ratios; *faster* or *slower* only when the whole interval lies \
+                 beyond ±{:.0}%, and no verdict from fewer than six pairs of runs.{shift} {} \
+                 cells: {} faster, {} slower, {} no significant change, {} cannot tell.",
                 first.base,
                 first.noise * 100.0,
                 rows.len(),
                 count("faster"),
                 count("slower"),
                 count("no significant change"),
-                count("too few repetitions"),
+                count("cannot tell"),
             )),
             Part::Table(table),
         ],

@@ -1,7 +1,8 @@
 //! `comparison.csv`: `timerbench compare BASE NEW --save`'s verdicts, written
 //! into NEW, one row per cell both runs measured: the two headline medians,
-//! their ratio with a bootstrap interval, and the verdict with the noise band
-//! and the common shift it was judged against. It carries NEW's run id, so a
+//! their ratio with its interval, and the verdict with the noise band it was
+//! judged against (`normalised` and `shift` stay in the schema for files
+//! written before; the judge writes `false` and empty). It carries NEW's run id, so a
 //! comparison left from an earlier run is refused like any file of another
 //! run, and a new run removes it in its swap.
 
@@ -10,12 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::check::{CheckRow, non_negative};
 
 /// The verdicts `comparison.csv` may hold, as `timerbench compare` words them.
-pub const VERDICTS: [&str; 4] = [
-    "faster",
-    "slower",
-    "no significant change",
-    "too few repetitions",
-];
+pub const VERDICTS: [&str; 4] = ["faster", "slower", "no significant change", "cannot tell"];
 
 /// One row of `comparison.csv`: one cell's change, with what the verdict
 /// was judged against.
@@ -35,7 +31,7 @@ pub struct ComparisonRow {
     pub new_ns: f64,
     /// NEW / BASE (divided by `shift` when `normalised`).
     pub ratio: f64,
-    /// The ratio's 95% bootstrap interval; empty with too few repetitions.
+    /// The ratio's 95% interval; empty when there were too few pairs to tell.
     pub ratio_ci_low: Option<f64>,
     /// See `ratio_ci_low`.
     pub ratio_ci_high: Option<f64>,
