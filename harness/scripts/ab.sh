@@ -16,6 +16,7 @@
 #   SCALE    size of the built-in workloads (default `default`)
 #   ARGS     more flags for `timerbench run`, e.g. ARGS=--algorithms=sweep-wheel
 #   DEADLINE seconds one run may take before it is stopped (default 3600)
+#   RUNS_DIR where the runs go (default target/ab/runs/<UTC time>)
 #
 # REV must write results of the schema this tree reads (any commit since
 # `timerbench run --out` writes schema version 3). Nothing is timed while
@@ -56,7 +57,7 @@ echo "building this tree" >&2
 base_exe=$work/target/release/timerbench
 new_exe=$root/target/release/timerbench
 
-runs=$work/runs/$(date -u +%Y%m%dT%H%M%SZ)
+runs=${RUNS_DIR:-$work/runs/$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$runs"
 # Runs one build into $runs/$2-$3, stopped (with its process group) past
 # the deadline.

@@ -1065,3 +1065,58 @@ fn the_ab_recipe_refuses_bad_settings_before_building() {
         assert_input_error(&out, &["make ab:", words]);
     }
 }
+
+/// `timerbench --help` lists at most seven commands, each with a one-line
+/// summary, and no line of any command's help (short or long) or of
+/// `compare`'s output is wider than 120 columns.
+#[test]
+fn help_lists_seven_commands_at_most_and_every_help_fits_120_columns() {
+    let fits = |text: &str, what: &str| {
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= 120,
+                "{what}: a line of {} columns: {line}",
+                line.chars().count()
+            );
+        }
+    };
+    let out = timerbench(&["--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout).into_owned();
+    fits(&help, "--help");
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .filter(|line| line.starts_with("  ") && !line.starts_with("    "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .collect();
+    assert!(
+        (1..=7).contains(&commands.len()),
+        "{} commands: {commands:?}",
+        commands.len()
+    );
+    for command in &commands {
+        for flag in ["-h", "--help"] {
+            let out = timerbench(&[command, flag]);
+            assert!(out.status.success(), "{command} {flag}");
+            fits(
+                &String::from_utf8_lossy(&out.stdout),
+                &format!("{command} {flag}"),
+            );
+        }
+    }
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
+    let results = results.to_str().unwrap();
+    for args in [
+        vec!["compare", results, "--lead", "sweep-wheel"],
+        vec!["compare", results, "--rows", "binary-heap,sweep-wheel"],
+        vec!["compare", results, "--rows", "binary-heap,no-such-row"],
+    ] {
+        let out = timerbench(&args);
+        fits(&String::from_utf8_lossy(&out.stdout), &args.join(" "));
+        fits(&String::from_utf8_lossy(&out.stderr), &args.join(" "));
+    }
+}
