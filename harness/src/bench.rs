@@ -24,7 +24,8 @@
 //!    clock once before and once after the measured phase, replayed with
 //!    [`Untimed`] hooks: only the replay loop and the queue's own work are
 //!    inside. A **batched** pass splits the time by operation kind
-//!    ([`Throughput`]).
+//!    ([`Throughput`]); a sweep point (a variant) runs none, since only its
+//!    whole pass is ever shown.
 //!
 //! Every pass builds a fresh queue with the algorithm's defaults and replays the
 //! prefill untimed, so no pass warms the next one's data structure.
@@ -600,6 +601,13 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
         });
         self.measurement.as_mut().expect("just measured").wall_ms = millis(started);
         Ok(None)
+    }
+
+    /// A sweep point runs whole passes only: the parameters section, the only
+    /// place it is shown, draws the whole pass's cost, and its per-kind split
+    /// would double its time for nothing read.
+    fn batched(&self) -> bool {
+        !is_variant::<Q>()
     }
 
     fn repetitions(&self, requested: u32) -> u32 {

@@ -347,6 +347,10 @@ impl Rows {
         }
         self.throughput.push(all);
 
+        // A contender without batched passes (a sweep point) has no split.
+        if m.batched.is_empty() {
+            return;
+        }
         let batch_over_whole = batch_over_whole(&m.whole, &m.batched);
         let consistent = batch_over_whole.map(|ratio| (ratio - 1.0).abs() <= CONSISTENCY_TOLERANCE);
         let first = m.batched.first().map(|rep| rep.value).unwrap_or_default();

@@ -24,7 +24,7 @@ use crate::metadata::{self, ReplayOverhead};
 use crate::output::{self, Floor, Key, Rows, TapeFacts};
 use crate::replay::{self, Driver};
 use crate::select::{self, Choice};
-use crate::{clock, stats, summary};
+use crate::{clock, stats, summary, sweeps};
 
 /// Default repetitions: the fewest for which the distribution-free interval
 /// of a median (min to max) covers at least 95% (1 - 2/64 = 96.9%).
@@ -77,6 +77,9 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
     // written, and so is everything about the output directory that could
     // fail the run at its end.
     let selection = config.choice.resolve(true).map_err(Failure::Input)?;
+    // The compiled sweep points came with everything else (neither
+    // --algorithms nor --param): they run on the sweep workloads only.
+    let sweeps_by_default = config.choice.algorithms.is_empty() && config.choice.params.is_empty();
     if driver == Driver::Tick {
         select::check_tick_driver(&selection, config.max_ticks).map_err(Failure::Input)?;
     }
@@ -170,7 +173,8 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
             }
             progress.inc(1);
         };
-        let result = bench::run_workload(&prepared, &selection.algorithms, settings, &mut on_step)
+        let rows_here = sweeps::rows_on(&selection.algorithms, &workload, sweeps_by_default);
+        let result = bench::run_workload(&prepared, &rows_here, settings, &mut on_step)
             .map_err(|mismatch| {
                 progress.abandon();
                 Failure::Run(anyhow::anyhow!(
