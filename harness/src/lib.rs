@@ -30,6 +30,7 @@ pub mod alloc;
 pub mod bench;
 pub mod cli;
 pub mod clock;
+pub mod closest;
 pub mod compare;
 pub mod counts;
 pub mod counts_command;
@@ -54,6 +55,7 @@ pub mod select;
 pub mod stats;
 pub mod summary;
 pub mod swap;
+pub mod wrap;
 
 /// The default seed of `timerbench run` and of the micro-benchmarks. Nothing up
 /// our sleeves: the first hex digits of pi's fractional part. It is the
