@@ -140,3 +140,26 @@ fn errors_that_list_the_valid_names_fit() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
+
+#[test]
+fn spec_errors_fit() {
+    let dir = Scratch::new("spec");
+    let head =
+        "name = \"mine\"\ndescription = \"A test workload\"\nduration = 1_000\npending = 100\n";
+    let delay = "delay = { kind = \"uniform\", min = 10, max = 500 }\n";
+    let cases = [
+        format!("{head}{delay}cancel = 0.5\n"),
+        format!("{head}delay = {{ kind = \"gaussian\", mean = 5 }}\n"),
+        format!("{head}delya = {{ kind = \"constant\", value = 5 }}\n"),
+        format!("{head}delay = {{ kind = \"uniform\", min = 5 }}\n"),
+        format!("{head}{delay}granularity = -3\n"),
+        format!("{head}{delay}granularity = 0\n"),
+    ];
+    for (index, spec) in cases.iter().enumerate() {
+        let path = dir.path(&format!("spec{index}.toml"));
+        std::fs::write(&path, spec).expect("write spec");
+        let out_dir = dir.path("out");
+        let out = fits(&["run", "--spec", text(&path), "--out", text(&out_dir)]);
+        assert_eq!(out.status.code(), Some(2), "{spec}");
+    }
+}

@@ -11,7 +11,9 @@ use std::path::PathBuf;
 pub enum WorkloadError {
     /// The spec is not valid TOML or does not have the shape of a spec: an
     /// unknown or missing field, a value of the wrong type, an unknown `kind`.
-    /// The message comes from the TOML parser and shows the line and column.
+    /// The message shows the line and column; for a shape error it names the
+    /// field, quotes what was given and shows how to write it
+    /// (`spec_error.rs`), for bad TOML it is the parser's.
     SpecSyntax {
         /// Where the spec came from: its file name, or `workload <name>`.
         origin: String,

@@ -72,6 +72,8 @@ pub mod readme;
 mod scale;
 mod shape;
 mod spec;
+mod spec_error;
+mod spec_help;
 mod streams;
 mod tape;
 mod trace;
