@@ -5,6 +5,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::text::{MESSAGE_WIDTH, wrap_words};
+
 /// Why a spec, a trace or a scale name was refused.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -70,7 +72,10 @@ impl fmt::Display for WorkloadError {
                 origin,
                 field,
                 problem,
-            } => write!(f, "{origin}: invalid workload spec: `{field}` {problem}"),
+            } => {
+                let body = wrap_words(&format!("  `{field}` "), problem, MESSAGE_WIDTH);
+                write!(f, "{origin}: invalid workload spec:\n{body}")
+            }
             WorkloadError::SpecUnreadable { path, error } => {
                 write!(
                     f,

@@ -76,6 +76,7 @@ mod spec_error;
 mod spec_help;
 mod streams;
 mod tape;
+mod text;
 mod trace;
 mod trace_write;
 mod validate;

@@ -511,9 +511,10 @@ fn out_of_range_values_name_their_field() {
     for (extra, edits, field, what) in cases {
         let (got_field, message) = invalid(extra, &edits);
         assert_eq!(got_field, field, "for {extra:?} {edits:?}: {message}");
-        let prefix = format!("my.toml: invalid workload spec: `{field}` ");
+        let prefix = format!("my.toml: invalid workload spec:\n  `{field}` ");
+        let flat = message.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
-            message.starts_with(&prefix) && message.contains(what),
+            message.starts_with(&prefix) && flat.contains(what),
             "for {extra:?} {edits:?}:\n  got      {message}\n  expected {prefix}...{what}"
         );
     }
@@ -525,7 +526,7 @@ fn validate_names_the_workload_when_there_is_no_file() {
     spec.duration = 0;
     let message = spec.validate().unwrap_err().to_string();
     assert!(
-        message.starts_with("workload \"mine\": invalid workload spec: `duration` is 0"),
+        message.starts_with("workload \"mine\": invalid workload spec:\n  `duration` is 0"),
         "{message}"
     );
 }
