@@ -30,6 +30,7 @@ pub mod alloc;
 pub mod bench;
 pub mod cli;
 pub mod clock;
+pub mod closest;
 pub mod counts;
 pub mod counts_command;
 pub mod docs;
@@ -53,6 +54,7 @@ pub mod stats;
 pub mod summary;
 pub mod swap;
 pub mod sweeps;
+pub mod wrap;
 
 /// The default seed of `timerbench run` and of the micro-benchmarks. Nothing up
 /// our sleeves: the first hex digits of pi's fractional part. It is the

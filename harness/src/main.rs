@@ -21,7 +21,7 @@ use clap::{Parser, Subcommand};
 
 use harness::cli::{CompareArgs, CountCellArgs, CountsArgs, CrosscheckArgs, RunArgs, ScaleArg};
 use harness::failure::Failure;
-use harness::{alloc, counts_command, judge, list, plain, run};
+use harness::{alloc, counts_command, judge, list, plain, run, wrap};
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
@@ -135,7 +135,11 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            eprintln!("timerbench: error: {:#}", failure.error());
+            // Wrapped to the terminal: an error may list every valid name.
+            let text = format!("{:#}", failure.error());
+            for line in wrap::fit_message("timerbench: error: ", &text, wrap::TERMINAL_WIDTH) {
+                eprintln!("{line}");
+            }
             failure.exit_code()
         }
     }

@@ -24,6 +24,7 @@ use crate::metadata::{self, ReplayOverhead};
 use crate::output::{self, Floor, Key, Rows, TapeFacts};
 use crate::replay::{self, Driver};
 use crate::select::{self, Choice};
+use crate::wrap::{TERMINAL_WIDTH, wrap_words};
 use crate::{clock, stats, summary, sweeps};
 
 /// Default repetitions: the fewest for which the distribution-free interval
@@ -34,6 +35,10 @@ pub const DEFAULT_REPEAT: u32 = 6;
 /// this one, git-ignored, so the committed reference run in `results/` is
 /// replaced only on purpose (`make results`, or `--out results`).
 pub const DEFAULT_RUNS_DIR: &str = "runs";
+
+/// The progress bar's line: the time, a short bar, the steps, the estimate,
+/// then the message cut to what is left of the terminal's width.
+const PROGRESS_TEMPLATE: &str = "{elapsed_precise} [{bar:20}] {pos}/{len} (eta {eta}) {wide_msg}";
 
 /// The directory a run writes into: the one asked for, or a new one named
 /// after the run under [`DEFAULT_RUNS_DIR`].
@@ -123,18 +128,23 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
     let memory = memory::probe();
 
     if config.repeat < DEFAULT_REPEAT {
-        eprintln!(
-            "timerbench: warning: with {} repetitions an interval of a median covers less than 95%; \
-             the files say how much (ci_level)",
+        let warning = format!(
+            "with {} repetitions an interval of a median covers less than 95%; the files say how \
+             much (ci_level)",
             config.repeat
         );
+        for line in wrap_words("timerbench: warning: ", &warning, TERMINAL_WIDTH) {
+            eprintln!("{line}");
+        }
     }
     // Per workload: each algorithm's untimed checks and 2 timed passes per
     // repetition, and the overhead probe's one pass per repetition.
     let steps_per_workload = selection.algorithms.len() as u64 * (1 + 2 * repeat) + repeat;
     let progress = ProgressBar::new(selection.workloads.len() as u64 * steps_per_workload);
     progress.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} (eta {eta}) {msg}")
+        // `wide_msg` takes what the terminal has left and cuts the message to
+        // it, so the bar's line never wraps however long the names are.
+        ProgressStyle::with_template(PROGRESS_TEMPLATE)
             .expect("constant template")
             .progress_chars("=> "),
     );
@@ -204,13 +214,15 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
         });
         for result in &result.results {
             if let Outcome::Skipped(reason) = &result.outcome {
-                let line = format!("skipped {} on {workload}: {reason}", result.algorithm);
+                let lead = format!("skipped {} on {workload}: ", result.algorithm);
                 // A hidden bar (output not a terminal) drops its printed
                 // lines, and a skip must be seen in a log too.
-                if progress.is_hidden() {
-                    eprintln!("{line}");
-                } else {
-                    progress.println(line);
+                for line in wrap_words(&lead, reason, TERMINAL_WIDTH) {
+                    if progress.is_hidden() {
+                        eprintln!("{line}");
+                    } else {
+                        progress.println(line);
+                    }
                 }
             }
         }

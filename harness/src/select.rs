@@ -15,6 +15,13 @@ use algorithms::registry::{self, AlgorithmInfo};
 use anyhow::{Result, bail};
 use workloads::{FtraceOptions, Scale, Spec, Tape};
 
+use crate::closest;
+use crate::wrap::{TERMINAL_WIDTH, wrap_words};
+
+/// How far a trace import's summary is indented under the file's name, and
+/// an error's explanation under its first line.
+const DETAIL_INDENT: &str = "  ";
+
 /// The name that selects every scaling workload at once.
 pub const SCALING_GROUP: &str = "scaling";
 /// The prefix of the scaling sweep's workload names.
@@ -178,7 +185,11 @@ impl Selection {
         for path in &files.ftraces {
             let import = workloads::import_ftrace(path, &files.ftrace)?;
             // What the import kept and skipped, said once, before measuring.
-            eprintln!("timerbench: {}: {}", path.display(), import.summary);
+            eprintln!("timerbench: {}:", path.display());
+            let summary = import.summary.to_string();
+            for line in wrap_words(DETAIL_INDENT, &summary, TERMINAL_WIDTH) {
+                eprintln!("{line}");
+            }
             workloads.push(WorkloadSource::Trace { tape: import.tape });
         }
         let mut seen = std::collections::BTreeSet::new();
@@ -292,13 +303,16 @@ pub fn check_memory(selection: &Selection, max_gib: u64) -> Result<()> {
             );
         }
         if let Some(available) = available.filter(|&a| estimate > a) {
-            eprintln!(
-                "timerbench: warning: workload {} is estimated to need {:.1} GiB ({how}), more \
-                 than the {:.1} GiB this machine has available; it may swap, and its times with it",
+            let warning = format!(
+                "workload {} is estimated to need {:.1} GiB ({how}), more than the {:.1} GiB this \
+                 machine has available; it may swap, and its times with it",
                 source.name(),
                 estimate as f64 / GIB,
                 available as f64 / GIB
             );
+            for line in wrap_words("timerbench: warning: ", &warning, TERMINAL_WIDTH) {
+                eprintln!("{line}");
+            }
         }
     }
     Ok(())
@@ -314,10 +328,12 @@ fn resolve_algorithms(names: &[String], params: &[String], sweeps: bool) -> Resu
     for name in names {
         if !catalog.iter().any(|info| info.name == name) {
             let valid: Vec<&str> = catalog.iter().map(|info| info.name).collect();
-            bail!(
-                "unknown algorithm {name:?} in --algorithms; valid names are: {}",
-                valid.join(", ")
-            );
+            bail!(closest::unknown_name(
+                &format!("unknown algorithm {name:?} in --algorithms"),
+                "valid names",
+                name,
+                &valid
+            ));
         }
     }
     let mut wanted: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -342,29 +358,27 @@ fn resolve_algorithms(names: &[String], params: &[String], sweeps: bool) -> Resu
 /// for each value, the design's own row at its default, or the compiled sweep
 /// point at that value. Any other input is an error that says what is valid.
 pub fn sweep_rows(catalog: &[AlgorithmInfo], text: &str) -> Result<Vec<&'static str>> {
-    let form = "expected <design>:<parameter>=<value>,<value>,..., e.g. rounds-wheel:tick=1,10,100";
+    // The form goes on a line of its own: the value given may be long.
+    let form =
+        "\n  expected <design>:<parameter>=<value>,<value>,..., e.g. rounds-wheel:tick=1,10,100";
     let tunable: Vec<&AlgorithmInfo> = catalog
         .iter()
         .filter(|info| info.sweep.is_none() && !info.tunables.is_empty())
         .collect();
-    let designs = || {
-        tunable
-            .iter()
-            .map(|info| info.name)
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let designs: Vec<&str> = tunable.iter().map(|info| info.name).collect();
     let Some((design, setting)) = text.split_once(':') else {
-        bail!("--param {text:?}: {form}");
+        bail!("--param {text:?}:{form}");
     };
     let Some((param, values)) = setting.split_once('=') else {
-        bail!("--param {text:?}: {form}");
+        bail!("--param {text:?}:{form}");
     };
     let Some(info) = tunable.iter().find(|info| info.name == design) else {
-        bail!(
-            "--param {text:?}: {design:?} is not a design with tunable parameters; those are: {}",
-            designs()
-        );
+        bail!(closest::unknown_name(
+            &format!("--param {text:?}: {design:?} is not a design with tunable parameters"),
+            "those are",
+            design,
+            &designs
+        ));
     };
     let Some(declared) = info.tunables.iter().find(|p| p.name == param) else {
         let names: Vec<&str> = info.tunables.iter().map(|p| p.name).collect();
@@ -383,12 +397,15 @@ pub fn sweep_rows(catalog: &[AlgorithmInfo], text: &str) -> Result<Vec<&'static 
             .and_then(|v| points.iter().find(|(known, _)| *known == v));
         let Some(&(_, row)) = point else {
             let compiled: Vec<String> = points.iter().map(|(v, _)| v.to_string()).collect();
-            bail!(
-                "--param {text:?}: {design}'s {param} has no compiled point at {value:?}; the \
-                 values a run can use are {} (default {}); another is one line in \
+            let valid = format!(
+                "the values a run can use are {} (default {}); another is one line in \
                  algorithms/src/registry.rs, for_each_variant",
                 compiled.join(", "),
                 declared.default
+            );
+            bail!(
+                "--param {text:?}: {design}'s {param} has no compiled point at {value:?};\n{}",
+                wrap_words(DETAIL_INDENT, &valid, TERMINAL_WIDTH).join("\n")
             );
         };
         rows.push(row);
@@ -404,10 +421,12 @@ fn resolve_builtins(names: &[String], builtins: Vec<Spec>) -> Result<Vec<Spec>> 
         if !known {
             let mut valid: Vec<&str> = builtins.iter().map(Spec::name).collect();
             valid.push(SCALING_GROUP);
-            bail!(
-                "unknown workload {name:?} in --workloads; valid names at this scale are: {}",
-                valid.join(", ")
-            );
+            bail!(closest::unknown_name(
+                &format!("unknown workload {name:?} in --workloads"),
+                "valid names at this scale",
+                name,
+                &valid
+            ));
         }
     }
     let wanted = |spec: &Spec| {
@@ -486,7 +505,7 @@ mod tests {
         let error = |text: &str| sweep_rows(&catalog, text).unwrap_err().to_string();
         assert!(error("rounds-wheel").contains("expected <design>:"));
         assert!(error("rounds-wheel:tick").contains("expected <design>:"));
-        assert!(error("binary-heap:arity=2").contains("those are: "));
+        assert!(error("binary-heap:arity=2").contains("those are, the closest first:\n"));
         assert!(error("rounds-wheel:size=2").contains("its parameters: slots, tick"));
         let missing = error("rounds-wheel:tick=1,37");
         assert!(missing.contains("at \"37\""), "{missing}");

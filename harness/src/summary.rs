@@ -8,7 +8,7 @@
 //! their median over the fastest's. Every cell stays in `throughput.csv` and
 //! the report. Lists that grow with the number of algorithms or workloads
 //! (ties, empty slot visits, the replay loop's cost, the memory probe) are
-//! wrapped by [`wrap`].
+//! wrapped by [`wrap`] (from `wrap.rs`, which the error messages share).
 //!
 //! The `print_` functions print what `timerbench run` says at its end, in
 //! order: the summary table and ties ([`print_summary`]), what the contract
@@ -25,38 +25,10 @@ use crate::metadata::ReplayOverhead;
 use crate::output::{Headline, Rows};
 use crate::select::Selection;
 use crate::swap::Swapped;
+pub use crate::wrap::wrap;
 
-/// The widest line the summary prints.
-pub const SUMMARY_WIDTH: usize = 120;
-
-/// `items` after `lead`, separated by `separator`, in lines of at most
-/// `width` characters; a line that breaks ends with the separator's visible
-/// part (the comma of ", "), and lines after the first start with as many
-/// spaces as `lead` is long. An item longer than a line gets a line of its own.
-pub fn wrap(lead: &str, items: &[String], separator: &str, width: usize) -> Vec<String> {
-    let indent = " ".repeat(lead.chars().count());
-    let tail = separator.trim_end();
-    let mut lines = Vec::new();
-    let mut line = lead.to_owned();
-    let mut first_on_line = true;
-    for item in items {
-        // Room is kept for the separator's tail, should the line break after
-        // this item.
-        let needed = separator.len() + item.chars().count() + tail.len();
-        if !first_on_line && line.chars().count() + needed > width {
-            line.push_str(tail);
-            lines.push(std::mem::replace(&mut line, indent.clone()));
-            first_on_line = true;
-        }
-        if !first_on_line {
-            line.push_str(separator);
-        }
-        line.push_str(item);
-        first_on_line = false;
-    }
-    lines.push(line);
-    lines
-}
+/// The widest line the summary prints: a terminal's, as everything else.
+pub const SUMMARY_WIDTH: usize = crate::wrap::TERMINAL_WIDTH;
 
 /// One workload's line of the summary.
 #[derive(Clone, Debug, PartialEq)]
@@ -381,29 +353,6 @@ pub fn print_contract_cost(rows: &Rows) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn strings(items: &[&str]) -> Vec<String> {
-        items.iter().map(|s| (*s).to_owned()).collect()
-    }
-
-    #[test]
-    fn wrapped_lines_keep_to_the_width_and_indent_under_the_lead() {
-        let items = strings(&["alpha 1", "beta 22", "gamma 333", "delta 4444"]);
-        let lines = wrap("lead: ", &items, ", ", 24);
-        assert_eq!(
-            lines,
-            [
-                "lead: alpha 1, beta 22,",
-                "      gamma 333,",
-                "      delta 4444"
-            ]
-        );
-        assert!(lines.iter().all(|l| l.chars().count() <= 24), "{lines:?}");
-        // Nothing to wrap, and an item wider than the line.
-        assert_eq!(wrap("x: ", &[], ", ", 10), ["x: "]);
-        let long = strings(&["a", "much-longer-than-the-line"]);
-        assert_eq!(wrap("", &long, " ", 10), ["a", "much-longer-than-the-line"]);
-    }
 
     fn info(name: &'static str, family: Family, native_of: Option<&'static str>) -> AlgorithmInfo {
         AlgorithmInfo {

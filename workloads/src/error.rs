@@ -5,13 +5,17 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::text::{MESSAGE_WIDTH, wrap_words};
+
 /// Why a spec, a trace or a scale name was refused.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum WorkloadError {
     /// The spec is not valid TOML or does not have the shape of a spec: an
     /// unknown or missing field, a value of the wrong type, an unknown `kind`.
-    /// The message comes from the TOML parser and shows the line and column.
+    /// The message shows the line and column; for a shape error it names the
+    /// field, quotes what was given and shows how to write it
+    /// (`spec_error.rs`), for bad TOML it is the parser's.
     SpecSyntax {
         /// Where the spec came from: its file name, or `workload <name>`.
         origin: String,
@@ -68,7 +72,10 @@ impl fmt::Display for WorkloadError {
                 origin,
                 field,
                 problem,
-            } => write!(f, "{origin}: invalid workload spec: `{field}` {problem}"),
+            } => {
+                let body = wrap_words(&format!("  `{field}` "), problem, MESSAGE_WIDTH);
+                write!(f, "{origin}: invalid workload spec:\n{body}")
+            }
             WorkloadError::SpecUnreadable { path, error } => {
                 write!(
                     f,

@@ -9,6 +9,7 @@ use crate::dist::{Distribution, FieldError, check_real, check_ticks};
 use crate::error::WorkloadError;
 use crate::input::MAX_TAPE_OPS;
 use crate::ratas::{MAX_PAIRS, MIN_PAIRS, Ratas};
+use crate::spec_error;
 use crate::tape::Tick;
 
 /// Ticks in a second at the project's convention of 1 ms a tick.
@@ -219,9 +220,12 @@ pub struct Rearm {
 impl Spec {
     /// Parses a spec without validating its values.
     pub(crate) fn parse(text: &str, origin: &str) -> Result<Spec, WorkloadError> {
+        // serde's own words name a Rust type; where the error is one of its
+        // kinds, the message says instead which field, what was given and
+        // what to write (`spec_error.rs`).
         toml::from_str(text).map_err(|error| WorkloadError::SpecSyntax {
             origin: origin.to_owned(),
-            message: error.to_string(),
+            message: spec_error::explain(text, &error).unwrap_or_else(|| error.to_string()),
         })
     }
 

@@ -30,66 +30,84 @@ fn the_base_spec_is_valid() {
 }
 
 #[test]
-fn syntax_errors_show_the_line_and_the_valid_choices() {
+fn shape_errors_say_where_which_field_and_what_to_write() {
+    // (spec, where, the field, what was given, what to write)
     let cases = [
         (
             format!("{HEAD}delya = {{ kind = \"constant\", value = 5 }}\n"),
             "line 5, column 1",
-            "unknown field `delya`, expected one of `name`, `description`, `source`, `duration`, \
-             `pending`, `arrivals_per_tick`, `arrivals_until`, `delay`, `granularity`, `cancel`, `periodic`, \
-             `rearm`, `ratas`",
+            "a spec has no field `delya`",
+            "`delya`",
+            "`name`, `description`, `source`, `duration`, `pending`, `arrivals_per_tick`",
         ),
         (
             format!("{HEAD}delay = {{ kind = \"gaussian\", mean = 5 }}\n"),
-            "line 5",
-            "unknown variant `gaussian`, expected one of `constant`, `uniform`, `exponential`, \
-             `lognormal`, `pareto`, `loguniform`, `mixture`",
+            "line 5, column 18",
+            "`delay.kind`",
+            "\"gaussian\", not a kind of distribution",
+            "delay = { kind = \"lognormal\", median = 20, sigma = 1.0 }",
         ),
         (
             format!("{HEAD}delay = {{ kind = \"uniform\", min = 5 }}\n"),
-            "line 5",
-            "missing field `max`",
+            "line 5, column 9",
+            "`delay` needs `max`",
+            "`max`",
+            "delay = { kind = \"uniform\", min = 10, max = 500 }",
         ),
         (
             format!("{HEAD}delay = {{ min = 5, max = 9 }}\n"),
-            "line 5",
-            "missing field `kind`",
+            "line 5, column 9",
+            "`delay` needs `kind`",
+            "`kind`",
+            "one of \"constant\", \"uniform\"",
         ),
         (
             format!("{HEAD}delay = {{ kind = \"uniform\", min = 5, max = 9, mean = 3 }}\n"),
-            "line 5",
-            "unknown field `mean`, expected `min` or `max`",
+            "line 5, column 47",
+            "`delay` has no field `mean`",
+            "`mean`",
+            "its fields:\n    `kind`, `min`, `max`",
         ),
         (
             format!("{HEAD}delay = {{ kind = \"uniform\", min = 5, max = 9.5 }}\n"),
-            "line 5",
-            "invalid type: floating point `9.5`, expected u64",
+            "line 5, column 44",
+            "`delay.max`",
+            "is 9.5, a number with a fraction, of the wrong type",
+            "it must be a whole number of ticks from `min` to 2^62",
         ),
         (
             format!("{HEAD}delay = {{ kind = \"constant\", value = -5 }}\n"),
-            "line 5",
-            "invalid value: integer `-5`, expected u64",
+            "line 5, column 38",
+            "`delay.value`",
+            "is -5, out of range",
+            "delay = { kind = \"constant\", value = 100 }",
         ),
         (
             format!(
                 "{HEAD}delay = {{ kind = \"mixture\", parts = [ {{ weight = 1, distribution = {{ kind = \"constant\", value = 5 }} }} ] }}\n"
             ),
             "line 5",
-            "unknown field `distribution`, expected `weight` or `dist`",
+            "`delay.parts[0]` has no field `distribution`",
+            "`distribution`",
+            "its fields:\n    `weight`, `dist`",
         ),
         (
             format!(
                 "{HEAD}{DELAY}[cancel]\nfraction = 0.5\nafter = {{ kind = \"constant\", value = 5 }}\nbefore = 3\n"
             ),
             "line 9, column 1",
-            "unknown field `before`, expected `fraction` or `after`",
+            "`cancel` has no field `before`",
+            "`before`",
+            "cancel = { fraction = 0.95, after = {",
         ),
         (
             format!(
                 "{HEAD}{DELAY}[rearm]\nfraction = 0.5\ninterval = {{ kind = \"constant\", value = 5 }}\n"
             ),
             "line 6",
-            "missing field `times`",
+            "`rearm` needs `times`",
+            "`times`",
+            "rearm = { fraction = 0.02, interval = {",
         ),
         (
             format!(
@@ -97,21 +115,119 @@ fn syntax_errors_show_the_line_and_the_valid_choices() {
                 HEAD.replace("pending = 100", "pending = \"many\"")
             ),
             "line 4, column 11",
-            "invalid type: string \"many\", expected u64",
-        ),
-        (
-            format!("{HEAD}delay = \n"),
-            "line 5",
-            "string values must be quoted",
+            "`pending`",
+            "is \"many\", a string, of the wrong type",
+            "pending = 10_000",
         ),
     ];
-    for (text, place, what) in cases {
+    for (text, place, field, given, write) in cases {
         let message = error_of(&text).to_string();
         assert!(
-            message.starts_with("my.toml: invalid workload spec: TOML parse error at ")
-                && message.contains(place)
+            message.starts_with(&format!("my.toml: invalid workload spec: {place}"))
+                && message.contains(field)
+                && message.contains(given)
+                && message.contains(write),
+            "for\n{text}\ngot\n{message}\nexpected {place:?}, {field:?}, {given:?} and {write:?}"
+        );
+        assert!(
+            message.lines().all(|line| line.chars().count() <= 120),
+            "{message}"
+        );
+    }
+}
+
+/// One case per kind of shape error serde reports: the message names the
+/// field, quotes what was given and shows the right form.
+#[test]
+fn each_kind_of_shape_error_names_the_field_the_value_and_an_example() {
+    let cases = [
+        (
+            "a wrong type",
+            format!("{HEAD}{DELAY}cancel = 0.5\n"),
+            "`cancel` is 0.5, a number with a fraction, of the wrong type",
+            "cancel = { fraction = 0.95, after = { kind = \"lognormal\", median = 20, sigma = 1.0 } }",
+        ),
+        (
+            "a distribution that is not a table",
+            format!("{HEAD}delay = 5\n"),
+            "`delay` is 5, a whole number, of the wrong type",
+            "it must be a distribution: a table whose `kind` names it, e.g.\n    delay = { kind = \"uniform\"",
+        ),
+        (
+            "an unknown field",
+            format!(
+                "{HEAD}{DELAY}cancel = {{ fraction = 0.5, after = {{ kind = \"constant\", value = 5 }}, when = 3 }}\n"
+            ),
+            "`cancel` has no field `when`",
+            "its fields:\n    `fraction`, `after`",
+        ),
+        (
+            "a missing field",
+            "name = \"x\"\n".to_owned(),
+            "a spec needs `description`",
+            "description = \"Request timeouts of an RPC client\"",
+        ),
+        (
+            "an unknown kind",
+            format!(
+                "{HEAD}{DELAY}cancel = {{ fraction = 0.5, after = {{ kind = \"normal\", median = 5 }} }}\n"
+            ),
+            "`cancel.after.kind` is \"normal\", not a kind of distribution",
+            "after = { kind = \"lognormal\", median = 20, sigma = 1.0 }",
+        ),
+        (
+            "a kind that is not a string",
+            format!("{HEAD}delay = {{ kind = 5, value = 3 }}\n"),
+            "`delay.kind` is 5, a whole number, of the wrong type",
+            "delay = { kind = \"constant\", value = 100 }",
+        ),
+        (
+            "a number out of range for its type",
+            format!("{HEAD}{DELAY}[ratas]\npairs = 5000000000\n"),
+            "`ratas.pairs` is 5000000000, out of range",
+            "it must be a whole number of client/server pairs from 2 to 100000, e.g.\n    ratas = { pairs = 5 }",
+        ),
+        (
+            "a number beyond every integer type",
+            format!("{HEAD}{DELAY}granularity = 99999999999999999999\n"),
+            "`granularity` is 99999999999999999999, out of range",
+            "granularity = 1_000",
+        ),
+        (
+            "a wrong type deep in a mixture",
+            format!(
+                "{HEAD}delay = {{ kind = \"mixture\", parts = [ {{ weight = 1, dist = {{ kind = \"constant\", value = 5.5 }} }} ] }}\n"
+            ),
+            "`delay.parts[0].dist.value` is 5.5, a number with a fraction, of the wrong type",
+            "dist = { kind = \"constant\", value = 100 }",
+        ),
+        (
+            "a table where an array goes",
+            format!("{HEAD}delay = {{ kind = \"mixture\", parts = {{ weight = 1 }} }}\n"),
+            "`delay.parts` is { weight = 1 }, a table, of the wrong type",
+            "it must be an array of 1 to 64 `{ weight, dist }` tables",
+        ),
+    ];
+    for (what, text, statement, example) in cases {
+        let message = error_of(&text).to_string();
+        assert!(
+            message.contains(statement) && message.contains(example),
+            "{what}: for\n{text}\ngot\n{message}\nexpected {statement:?} and {example:?}"
+        );
+    }
+}
+
+#[test]
+fn what_is_not_a_shape_error_keeps_the_parsers_message() {
+    for (text, what) in [
+        (format!("{HEAD}delay = \n"), "string values must be quoted"),
+        (format!("{HEAD}{DELAY}name = \"again\"\n"), "duplicate key"),
+    ] {
+        let message = error_of(&text).to_string();
+        assert!(
+            message.starts_with("my.toml: invalid workload spec: TOML parse error at line")
                 && message.contains(what),
-            "for\n{text}\ngot\n{message}\nexpected {place:?} and {what:?}"
+            "for\n{text}\ngot\n{message}"
         );
     }
 }
@@ -395,9 +511,10 @@ fn out_of_range_values_name_their_field() {
     for (extra, edits, field, what) in cases {
         let (got_field, message) = invalid(extra, &edits);
         assert_eq!(got_field, field, "for {extra:?} {edits:?}: {message}");
-        let prefix = format!("my.toml: invalid workload spec: `{field}` ");
+        let prefix = format!("my.toml: invalid workload spec:\n  `{field}` ");
+        let flat = message.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
-            message.starts_with(&prefix) && message.contains(what),
+            message.starts_with(&prefix) && flat.contains(what),
             "for {extra:?} {edits:?}:\n  got      {message}\n  expected {prefix}...{what}"
         );
     }
@@ -409,7 +526,7 @@ fn validate_names_the_workload_when_there_is_no_file() {
     spec.duration = 0;
     let message = spec.validate().unwrap_err().to_string();
     assert!(
-        message.starts_with("workload \"mine\": invalid workload spec: `duration` is 0"),
+        message.starts_with("workload \"mine\": invalid workload spec:\n  `duration` is 0"),
         "{message}"
     );
 }

@@ -8,9 +8,10 @@ use std::path::PathBuf;
 
 use schema::{ComparisonRow, SCHEMA_VERSION};
 
-use super::table::{self, Line, WIDTH};
+use super::table::{self, Line};
 use super::{MIN_PAIRS, NOISE_BAND, Verdict, lead, rows, runs, too_few};
 use crate::failure::Failure;
+use crate::wrap::{TERMINAL_WIDTH as WIDTH, wrap_words};
 
 /// How far apart two runs' medians may lie and still be said to be close, in
 /// the spread `compare` prints for one run a side (a description, not a
@@ -56,6 +57,11 @@ pub struct CompareConfig {
     pub changes_only: bool,
     /// Also write NEW/comparison.csv (runs form, one NEW run).
     pub save: bool,
+}
+
+/// `text` wrapped between words to the terminal's width.
+fn wrap(text: &str, width: usize) -> String {
+    wrap_words("", text, width).join("\n")
 }
 
 /// `timerbench compare`.
@@ -113,7 +119,7 @@ fn judged_text(
     unit: &str,
     changes_only: bool,
 ) -> String {
-    let mut text = table::wrap(heading, WIDTH);
+    let mut text = wrap(heading, WIDTH);
     text.push('\n');
     let shown: Vec<Line> = lines
         .iter()
@@ -126,7 +132,7 @@ fn judged_text(
     let _ = writeln!(
         text,
         "{}",
-        table::wrap(
+        wrap(
             &format!(
                 "{}. Faster or slower only when the whole 95% interval lies beyond {:.0}% either \
                  side of 1.",
@@ -142,7 +148,7 @@ fn judged_text(
         .map(|l| l.judgement.pairs)
         .min()
     {
-        let _ = writeln!(text, "{}", table::wrap(&too_few(fewest, unit), WIDTH));
+        let _ = writeln!(text, "{}", wrap(&too_few(fewest, unit), WIDTH));
     }
     text
 }
@@ -169,14 +175,10 @@ fn runs_text(base: &[PathBuf], new: &[PathBuf], config: &CompareConfig) -> Resul
     );
     let mut text = String::new();
     for note in &comparison.notes {
-        let _ = writeln!(text, "{}", table::wrap(&format!("note: {note}"), WIDTH));
+        let _ = writeln!(text, "{}", wrap(&format!("note: {note}"), WIDTH));
     }
     for warning in &comparison.warnings {
-        let _ = writeln!(
-            text,
-            "{}",
-            table::wrap(&format!("warning: {warning}"), WIDTH)
-        );
+        let _ = writeln!(text, "{}", wrap(&format!("warning: {warning}"), WIDTH));
     }
     text.push_str(&judged_text(
         &heading,
@@ -187,13 +189,13 @@ fn runs_text(base: &[PathBuf], new: &[PathBuf], config: &CompareConfig) -> Resul
         config.changes_only,
     ));
     if comparison.pairs < MIN_PAIRS {
-        let _ = writeln!(text, "{}", table::wrap(&spread(&comparison.lines), WIDTH));
+        let _ = writeln!(text, "{}", wrap(&spread(&comparison.lines), WIDTH));
     }
     if !comparison.unpaired.is_empty() {
         let _ = writeln!(
             text,
             "{}",
-            table::wrap(
+            wrap(
                 &format!(
                     "not measured by every run ({}): {}",
                     comparison.unpaired.len(),

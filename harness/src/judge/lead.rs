@@ -93,11 +93,15 @@ pub fn leads(dir: &Path, row: &str) -> Result<Vec<Lead>> {
     let facts = &files.metadata;
     if !facts.algorithms.iter().any(|a| a.name == row) {
         let names: Vec<&str> = facts.algorithms.iter().map(|a| a.name.as_str()).collect();
-        bail!(
-            "--lead {row:?}: {} did not run an algorithm by that name; it ran:\n{}",
-            dir.display(),
-            super::table::wrap(&names.join(", "), 100)
-        );
+        bail!(crate::closest::unknown_name(
+            &format!(
+                "--lead {row:?}: {} did not run an algorithm by that name",
+                dir.display()
+            ),
+            "the rows it ran",
+            row,
+            &names
+        ));
     }
     // (algorithm, workload) -> ns per operation by repetition.
     let mut passes: std::collections::BTreeMap<(String, String), Vec<(u32, f64)>> =
@@ -227,7 +231,10 @@ mod tests {
         assert!((lead.ratio - 2.0).abs() < 1e-9, "{lead:?}");
         assert_eq!(lead.verdict, Verdict::Slower);
         let unknown = super::leads(&dir, "nobody").unwrap_err().to_string();
-        assert!(unknown.contains("ours, other"), "{unknown}");
+        assert!(
+            unknown.contains("the rows it ran") && unknown.contains("other"),
+            "{unknown}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

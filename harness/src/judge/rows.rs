@@ -82,11 +82,15 @@ pub fn check_rows(files: &RunFiles, dir: &Path, a: &str, b: &str) -> Result<()> 
                 .iter()
                 .map(|x| x.name.as_str())
                 .collect();
-            bail!(
-                "--rows {row:?}: {} did not run an algorithm by that name; it ran:\n{}",
-                dir.display(),
-                super::table::wrap(&names.join(", "), 100)
-            );
+            bail!(crate::closest::unknown_name(
+                &format!(
+                    "--rows {row:?}: {} did not run an algorithm by that name",
+                    dir.display()
+                ),
+                "the rows it ran",
+                row,
+                &names
+            ));
         }
     }
     Ok(())
@@ -205,7 +209,10 @@ mod tests {
         let error = compare_rows(&dir, "old", "nobody", None)
             .unwrap_err()
             .to_string();
-        assert!(error.contains("old, new"), "{error}");
+        assert!(
+            error.contains("the rows it ran") && error.contains("old"),
+            "{error}"
+        );
         let error = compare_rows(&dir, "old", "old", None)
             .unwrap_err()
             .to_string();

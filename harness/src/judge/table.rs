@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 
 use super::{Judgement, Verdict};
+use crate::wrap::TERMINAL_WIDTH as WIDTH;
 
 /// One row of a comparison.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,8 +26,6 @@ pub struct Line {
     pub judgement: Judgement,
 }
 
-/// The widest line a table may print.
-pub const WIDTH: usize = 120;
 /// The widest the workload column grows.
 const WORKLOAD_WIDTH: usize = 18;
 /// Width of each ns column.
@@ -150,26 +149,6 @@ pub fn counts(lines: &[Line]) -> String {
     )
 }
 
-/// Wraps `text` at `width` columns on spaces (a word longer than the width
-/// stands on its own line).
-pub fn wrap(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut column = 0;
-    for word in text.split_whitespace() {
-        let length = word.chars().count();
-        if column > 0 && column + 1 + length > width {
-            out.push('\n');
-            column = 0;
-        } else if column > 0 {
-            out.push(' ');
-            column += 1;
-        }
-        out.push_str(word);
-        column += length;
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,12 +179,5 @@ mod tests {
         assert_eq!(share(50, 11, 40), (29, 11));
         assert_eq!(share(11, 50, 40), (11, 29));
         assert_eq!(share(30, 30, 40), (20, 20));
-    }
-
-    #[test]
-    fn wrapping_keeps_words_whole() {
-        let text = wrap("one two three four five six", 9);
-        assert_eq!(text, "one two\nthree\nfour five\nsix");
-        assert_eq!(wrap("", 10), "");
     }
 }
