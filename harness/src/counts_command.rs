@@ -108,10 +108,10 @@ pub fn counts(config: &CountsConfig) -> Result<(), Failure> {
         started,
     );
     let swapped = output::write_counts(&config.out, &rows, &metadata).map_err(Failure::Run)?;
-    print_counts(&rows);
-    println!();
-    summary::print_swapped(&swapped);
-    Ok(())
+    let mut text = counts_text(&rows);
+    text.push('\n');
+    summary::write_swapped(&mut text, &swapped);
+    crate::failure::print(&text)
 }
 
 /// The work of `timerbench counts` between its checks and its output: plans
@@ -152,7 +152,7 @@ fn count_cells(
                         reproducible,
                     });
                 }
-                Err(reason) => println!("skipped {algorithm} on {}: {reason}", prepared.tape.name),
+                Err(reason) => eprintln!("skipped {algorithm} on {}: {reason}", prepared.tape.name),
             }
         }
     }
@@ -200,11 +200,13 @@ fn count_cells(
 }
 
 /// Per (algorithm, workload), what `counts.csv` says of the whole counted region.
-fn print_counts(rows: &[CountRow]) {
-    println!(
-        "Per measured operation, under callgrind (the whole counted region: queue calls, next_expiry, replay loop)"
+fn counts_text(rows: &[CountRow]) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::from(
+        "Per measured operation, under callgrind (the whole counted region: queue calls, next_expiry, replay loop)\n",
     );
-    println!(
+    let _ = writeln!(
+        text,
         "{:<14} {:<26} {:>12} {:>10} {:>10} {:>12} {:>12}",
         "workload",
         "algorithm",
@@ -215,7 +217,8 @@ fn print_counts(rows: &[CountRow]) {
         "est. cycles"
     );
     for row in rows.iter().filter(|row| row.operation == "all") {
-        println!(
+        let _ = writeln!(
+            text,
             "{:<14} {:<26} {:>12.1} {:>10.2} {:>10.3} {:>12.3} {:>12.1}",
             row.workload,
             row.algorithm,
@@ -226,6 +229,7 @@ fn print_counts(rows: &[CountRow]) {
             row.estimated_cycles
         );
     }
+    text
 }
 
 /// `timerbench count-cell`: one cell of `timerbench counts`, run by it under

@@ -18,12 +18,18 @@ pub enum Failure {
     Input(anyhow::Error),
     /// The run itself failed: exit 1.
     Run(anyhow::Error),
+    /// The reader of standard output went away (`| head`): the command ends
+    /// quietly, with the status of a process that SIGPIPE ended (141), which
+    /// is what a shell pipeline expects of it.
+    ClosedPipe,
 }
 
 /// The exit code of bad input.
 const INPUT_EXIT: u8 = 2;
 /// The exit code of a failed run.
 const RUN_EXIT: u8 = 1;
+/// The exit code of a process that SIGPIPE ended: 128 + 13.
+const CLOSED_PIPE_EXIT: u8 = 141;
 
 impl Failure {
     /// The process's exit code for this failure.
@@ -31,27 +37,30 @@ impl Failure {
         match self {
             Failure::Input(_) => ExitCode::from(INPUT_EXIT),
             Failure::Run(_) => ExitCode::from(RUN_EXIT),
+            Failure::ClosedPipe => ExitCode::from(CLOSED_PIPE_EXIT),
         }
     }
 
-    /// The error, with its causes.
-    pub fn error(&self) -> &anyhow::Error {
+    /// The error, with its causes (`None` for a closed pipe, which says
+    /// nothing).
+    pub fn error(&self) -> Option<&anyhow::Error> {
         match self {
-            Failure::Input(error) | Failure::Run(error) => error,
+            Failure::Input(error) | Failure::Run(error) => Some(error),
+            Failure::ClosedPipe => None,
         }
     }
 }
 
 /// Writes `text` to standard output at once. A reader that closed the pipe
-/// early (`| head`) ends the output quietly, as `head` expects; a stdout that
-/// cannot take it (a full disk, `/dev/full`) is a failure of the run, said
-/// in one line, never a panic.
+/// early (`| head`) is [`Failure::ClosedPipe`], which ends the command
+/// quietly; a stdout that cannot take it (a full disk, `/dev/full`) is a
+/// failure of the run, said in one line, never a panic.
 pub fn print(text: &str) -> Result<(), Failure> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Err(Failure::ClosedPipe),
         Err(error) => Err(Failure::Run(anyhow::anyhow!(
             "cannot write to standard output: {error}"
         ))),

@@ -9,8 +9,6 @@
 //! edge and no line is wider than the terminal ([`TERMINAL_WIDTH`]). A
 //! parameter string is broken after its commas, never inside a setting.
 
-use std::io::Write;
-
 use algorithms::registry;
 
 use crate::wrap::{TERMINAL_WIDTH, wrap, wrap_words};
@@ -24,14 +22,12 @@ const BODY_INDENT: &str = "      ";
 
 /// Prints the algorithms, the parameters and the built-in workloads of
 /// `scale`. A reader that stops early (`timerbench list | head`) ends the
-/// listing quietly: a closed pipe is not an error worth a message.
-pub fn list(scale: workloads::Scale) {
-    let mut out = std::io::stdout().lock();
-    for line in lines(scale) {
-        if writeln!(out, "{line}").is_err() {
-            return;
-        }
-    }
+/// listing quietly; a stdout that cannot take it is an error
+/// ([`crate::failure::print`]).
+pub fn list(scale: workloads::Scale) -> Result<(), crate::failure::Failure> {
+    let mut text = lines(scale).join("\n");
+    text.push('\n');
+    crate::failure::print(&text)
 }
 
 /// What [`list`] prints, a line at a time.

@@ -113,10 +113,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::List { scale } => {
-            list::list(scale.into());
-            Ok(())
-        }
+        Command::List { scale } => list::list(scale.into()),
         Command::Run(args) => run::run(&args.config()),
         Command::Crosscheck(args) => plain::crosscheck(&args.config()),
         Command::Docs {
@@ -136,9 +133,11 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             // Wrapped to the terminal: an error may list every valid name.
-            let text = format!("{:#}", failure.error());
-            for line in wrap::fit_message("timerbench: error: ", &text, wrap::TERMINAL_WIDTH) {
-                eprintln!("{line}");
+            if let Some(error) = failure.error() {
+                let text = format!("{error:#}");
+                for line in wrap::fit_message("timerbench: error: ", &text, wrap::TERMINAL_WIDTH) {
+                    eprintln!("{line}");
+                }
             }
             failure.exit_code()
         }
@@ -164,7 +163,7 @@ fn docs(
                 results.display()
             )));
         }
-        println!("{} is up to date", readme.display());
+        harness::failure::print(&format!("{} is up to date\n", readme.display()))?;
         if let Some(path) = workloads_readme {
             let current =
                 harness::docs::workloads_readme_is_current(path).map_err(Failure::Input)?;
@@ -174,23 +173,23 @@ fn docs(
                     path.display()
                 )));
             }
-            println!("{} is up to date", path.display());
+            harness::failure::print(&format!("{} is up to date\n", path.display()))?;
         }
         return Ok(());
     }
     let report = |path: &std::path::Path, changed: bool| {
-        println!(
-            "{} {}",
+        harness::failure::print(&format!(
+            "{} {}\n",
             path.display(),
             if changed { "updated" } else { "was up to date" }
-        );
+        ))
     };
     let changed =
         harness::docs::update_readme(readme, &catalog, results).map_err(Failure::Input)?;
-    report(readme, changed);
+    report(readme, changed)?;
     if let Some(path) = workloads_readme {
         let changed = harness::docs::update_workloads_readme(path).map_err(Failure::Input)?;
-        report(path, changed);
+        report(path, changed)?;
     }
     Ok(())
 }

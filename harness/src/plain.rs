@@ -25,7 +25,7 @@ use rand_chacha::ChaCha8Rng;
 use workloads::{Op, Scale, Tape};
 
 use crate::bench::Prepared;
-use crate::failure::Failure;
+use crate::failure::{Failure, print};
 use crate::passes::{Untimed, Verify, elapsed_ns};
 use crate::replay::{Buffers, Driver, prefilled, replay_measured, retire, workload_seed};
 use crate::select::{Inputs, Selection, WorkloadSource};
@@ -228,14 +228,13 @@ impl CrosscheckConfig {
 /// `timerbench crosscheck`: the harness's whole pass against a plain loop.
 pub fn crosscheck(config: &CrosscheckConfig) -> Result<(), Failure> {
     let selection = config.resolve()?;
-    println!(
-        "Whole-pass ns per operation (median of {}), event driver: the harness's replay and a plain loop, interleaved",
-        config.repeat
-    );
-    println!(
-        "{:<14} {:<26} {:>10} {:>10} {:>8}",
-        "workload", "algorithm", "harness", "plain", "ratio"
-    );
+    // Each row is printed as it is measured (a check takes minutes); a
+    // closed pipe or a full stdout stops it (`failure::print`).
+    print(&format!(
+        "Whole-pass ns per operation (median of {}), event driver: the harness's replay and a plain loop, interleaved\n\
+         {:<14} {:<26} {:>10} {:>10} {:>8}\n",
+        config.repeat, "workload", "algorithm", "harness", "plain", "ratio"
+    ))?;
     let mut worst: Option<(String, f64)> = None;
     for source in &selection.workloads {
         let WorkloadSource::Spec { spec, .. } = source else {
@@ -262,14 +261,14 @@ pub fn crosscheck(config: &CrosscheckConfig) -> Result<(), Failure> {
                 )));
             }
             let ratio = row.harness_ns / row.plain_ns;
-            println!(
-                "{:<14} {:<26} {:>10.1} {:>10.1} {:>8.3}",
+            print(&format!(
+                "{:<14} {:<26} {:>10.1} {:>10.1} {:>8.3}\n",
                 spec.name(),
                 row.algorithm,
                 row.harness_ns,
                 row.plain_ns,
                 ratio
-            );
+            ))?;
             let off = (ratio - 1.0).abs();
             if worst.as_ref().is_none_or(|(_, w)| off > (w - 1.0).abs()) {
                 worst = Some((format!("{} on {}", row.algorithm, spec.name()), ratio));
@@ -277,7 +276,7 @@ pub fn crosscheck(config: &CrosscheckConfig) -> Result<(), Failure> {
         }
     }
     if let Some((cell, ratio)) = worst {
-        println!("largest departure from 1: {ratio:.3} ({cell})");
+        print(&format!("largest departure from 1: {ratio:.3} ({cell})\n"))?;
     }
     Ok(())
 }

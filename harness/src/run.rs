@@ -13,6 +13,7 @@
 //! [`RunConfig`] is the command line's `run` flags, resolved into plain
 //! values (`cli::RunArgs::config`).
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -238,22 +239,26 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
         &start,
     );
     let swapped = output::write_all(&out, &rows, &metadata).map_err(Failure::Run)?;
-    summary::print_summary(&rows, &selection, config.repeat);
-    summary::print_contract_cost(&rows);
-    summary::print_overhead(&overheads);
+    // The summary is written whole once the files are in place: a reader
+    // that closed the pipe ends it quietly, a full stdout is an error, and
+    // neither touches the files.
+    let mut text = String::new();
+    summary::write_summary(&mut text, &rows, &selection, config.repeat);
+    summary::write_contract_cost(&mut text, &rows);
+    summary::write_overhead(&mut text, &overheads);
     if let Some((at_start, at_end)) = start.steal_seconds.zip(clock::steal_seconds()) {
-        println!(
+        let _ = writeln!(
+            text,
             "CPU time the hypervisor took from this VM during the run (steal): {:.1} s of {:.0} s\n\
              (a run with much steal is not one to compare absolute times with)",
             at_end - at_start,
             start.instant.elapsed().as_secs_f64()
         );
     }
-    summary::print_memory_latency(&memory);
-    println!();
-    println!("run {}:", start.run_id);
-    summary::print_swapped(&swapped);
-    Ok(())
+    summary::write_memory_latency(&mut text, &memory);
+    let _ = writeln!(text, "\nrun {}:", start.run_id);
+    summary::write_swapped(&mut text, &swapped);
+    crate::failure::print(&text)
 }
 
 /// The run's settings as the metadata records them.

@@ -11,11 +11,13 @@
 //! wrapped by [`wrap`] (from `wrap.rs`, which the error messages share).
 //!
 //! The `print_` functions print what `timerbench run` says at its end, in
-//! order: the summary table and ties ([`print_summary`]), what the contract
-//! costs each native row ([`print_contract_cost`]), the replay loop's own
-//! cost ([`print_overhead`]), the memory probe ([`print_memory_latency`]) and
-//! the files written ([`print_swapped`], which `timerbench counts` prints
+//! order: the summary table and ties ([`write_summary`]), what the contract
+//! costs each native row ([`write_contract_cost`]), the replay loop's own
+//! cost ([`write_overhead`]), the memory probe ([`write_memory_latency`]) and
+//! the files written ([`write_swapped`], which `timerbench counts` prints
 //! too).
+
+use std::fmt::Write as _;
 
 use algorithms::Family;
 use algorithms::registry::{self, AlgorithmInfo};
@@ -161,48 +163,53 @@ pub fn workload_table(lines: &[WorkloadLine]) -> Vec<String> {
     table
 }
 
-/// Prints the memory probe: what one cache miss costs at each buffer size, the
+/// Writes the memory probe: what one cache miss costs at each buffer size, the
 /// floor under a cancel once a queue outgrows the caches.
-pub fn print_memory_latency(memory: &[MemoryLatency]) {
-    println!();
+pub fn write_memory_latency(out: &mut String, memory: &[MemoryLatency]) {
+    out.push('\n');
     let items: Vec<String> = memory
         .iter()
         .map(|probe| format!("{} KiB {:.1}", probe.bytes >> 10, probe.ns_per_load))
         .collect();
-    print_wrapped(
+    write_wrapped(
+        out,
         "Dependent random load, ns (the cost of a miss; not subtracted): ",
         &items,
     );
 }
 
-/// Prints `items` after `lead`, wrapped to the summary's width.
-pub fn print_wrapped(lead: &str, items: &[String]) {
+/// Writes `items` after `lead`, wrapped to the summary's width.
+pub fn write_wrapped(out: &mut String, lead: &str, items: &[String]) {
     for line in wrap(lead, items, ", ", SUMMARY_WIDTH) {
-        println!("{line}");
+        let _ = writeln!(out, "{line}");
     }
 }
 
-/// Prints the replay loop's own cost per workload.
-pub fn print_overhead(overheads: &[ReplayOverhead]) {
-    println!();
-    println!("Replay loop's own cost, ns per operation (in every figure above; not subtracted):");
+/// Writes the replay loop's own cost per workload.
+pub fn write_overhead(out: &mut String, overheads: &[ReplayOverhead]) {
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "Replay loop's own cost, ns per operation (in every figure above; not subtracted):"
+    );
     let items: Vec<String> = overheads
         .iter()
         .map(|overhead| format!("{} {:.1}", overhead.workload, overhead.ns_per_op))
         .collect();
-    print_wrapped("  ", &items);
+    write_wrapped(out, "  ", &items);
 }
 
-/// Prints, within [`SUMMARY_WIDTH`] columns, per workload the
+/// Writes, within [`SUMMARY_WIDTH`] columns, per workload the
 /// fastest algorithm's all-in median (ns per insert, cancel or reschedule,
 /// advances included, whole passes), the algorithms tied with it, and the best
 /// crate and baseline with their ratio to it; then the empty slot visits of
 /// the algorithms that have any. Every cell is in the files and the report.
-pub fn print_summary(rows: &Rows, selection: &Selection, repeat: u32) {
+pub fn write_summary(out: &mut String, rows: &Rows, selection: &Selection, repeat: u32) {
     let catalog = registry::catalog();
     let headlines: Vec<Headline> = rows.headlines().collect();
-    println!();
-    println!(
+    out.push('\n');
+    let _ = writeln!(
+        out,
         "All-in median of {repeat} whole passes, ns per insert, cancel or reschedule (advances included).\n\
          Per workload: the fastest; how many tie with it (median intervals overlap); the best crate (driven through\n\
          its own API) and the best baseline, as their median over the fastest's. Every cell: throughput.csv, the report.\n"
@@ -217,14 +224,17 @@ pub fn print_summary(rows: &Rows, selection: &Selection, repeat: u32) {
         lines.push(workload_line(workload, &cells, &catalog));
     }
     for line in workload_table(&lines) {
-        println!("{line}");
+        let _ = writeln!(out, "{line}");
     }
     let ties: Vec<&WorkloadLine> = lines.iter().filter(|l| !l.tied.is_empty()).collect();
     if !ties.is_empty() {
-        println!();
-        println!("Tied with the fastest (a tie is a tie: no winner is named between them):");
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "Tied with the fastest (a tie is a tie: no winner is named between them):"
+        );
         for line in ties {
-            print_wrapped(&format!("  {}: ", line.workload), &line.tied);
+            write_wrapped(out, &format!("  {}: ", line.workload), &line.tied);
         }
     }
     let shown = if selection.algorithms.len() <= ROWS_SHOWN_IN_FULL {
@@ -235,8 +245,11 @@ pub fn print_summary(rows: &Rows, selection: &Selection, repeat: u32) {
             selection.algorithms.len()
         )
     };
-    println!();
-    println!("Per workload, {shown}, ns per operation (fastest first; = tied with the fastest):");
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "Per workload, {shown}, ns per operation (fastest first; = tied with the fastest):"
+    );
     for source in &selection.workloads {
         let workload = source.name();
         let mut cells: Vec<&Headline> = headlines
@@ -251,7 +264,7 @@ pub fn print_summary(rows: &Rows, selection: &Selection, repeat: u32) {
         };
         let items = row_items(&cells[..limit.min(cells.len())]);
         if !items.is_empty() {
-            print_wrapped(&format!("  {workload}: "), &items);
+            write_wrapped(out, &format!("  {workload}: "), &items);
         }
     }
     let mut visits = Vec::new();
@@ -275,10 +288,13 @@ pub fn print_summary(rows: &Rows, selection: &Selection, repeat: u32) {
     }
     // The heading only when something stands under it.
     if !visits.is_empty() {
-        println!();
-        println!("Empty slot visits (empty ticks) in the measured phase, where any:");
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "Empty slot visits (empty ticks) in the measured phase, where any:"
+        );
         for (workload, items) in visits {
-            print_wrapped(&format!("  {workload}: "), &items);
+            write_wrapped(out, &format!("  {workload}: "), &items);
         }
     }
 }
@@ -312,23 +328,28 @@ pub fn row_items(cells: &[&Headline]) -> Vec<String> {
 }
 
 /// What a write did: each file written, and each stale file removed.
-pub fn print_swapped(swapped: &Swapped) {
+pub fn write_swapped(out: &mut String, swapped: &Swapped) {
     for path in &swapped.written {
-        println!("wrote {}", path.display());
+        let _ = writeln!(out, "wrote {}", path.display());
     }
     for path in &swapped.removed {
-        println!("removed {}: it described the previous run", path.display());
+        let _ = writeln!(
+            out,
+            "removed {}: it described the previous run",
+            path.display()
+        );
     }
 }
 
 /// What the contract costs each native row's structure, one line per pair.
-pub fn print_contract_cost(rows: &Rows) {
+pub fn write_contract_cost(out: &mut String, rows: &Rows) {
     let costs = rows.contract_costs();
     if costs.is_empty() {
         return;
     }
-    println!();
-    println!(
+    out.push('\n');
+    let _ = writeln!(
+        out,
         "What the contract costs: the contract row's median over the native row's (same structure, its own API),\n\
          [95% interval]; = when the medians' intervals overlap:"
     );
@@ -337,7 +358,8 @@ pub fn print_contract_cost(rows: &Rows) {
             .ratio_ci_low
             .zip(cost.ratio_ci_high)
             .map_or_else(String::new, |(low, high)| format!(" [{low:.2}, {high:.2}]"));
-        println!(
+        let _ = writeln!(
+            out,
             "  {:<12} {:<26} {:>6.1} ns over {:<24} {:>6.1} ns: {:.2}x{interval}{}",
             cost.workload,
             cost.contract,

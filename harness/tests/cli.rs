@@ -1126,3 +1126,42 @@ fn help_lists_seven_commands_at_most_and_every_help_fits_120_columns() {
         fits(&String::from_utf8_lossy(&out.stderr), &args.join(" "));
     }
 }
+
+/// A stdout that cannot take the output (`/dev/full`) is a one-line error
+/// and exit code 1, never a panic or a silent success.
+#[test]
+fn a_full_stdout_is_an_error_of_one_line() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
+    let results = results.to_str().unwrap();
+    for args in [
+        vec!["list"],
+        vec!["compare", results, "--lead", "sweep-wheel"],
+        vec![
+            "docs",
+            "--check",
+            "--readme",
+            "../README.md",
+            "--results",
+            results,
+        ],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_timerbench"))
+            .args(&args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let message = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {message}");
+        assert!(
+            message.contains("cannot write to standard output") && !message.contains("panicked"),
+            "{args:?}: {message}"
+        );
+    }
+}
