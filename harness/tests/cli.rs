@@ -1165,3 +1165,45 @@ fn a_full_stdout_is_an_error_of_one_line() {
         );
     }
 }
+
+/// The forms of `compare` reproduce what the commands they replaced printed
+/// of the committed run: every median is the run's headline median (the `all`
+/// row of throughput.csv), for the row and for each rival, and a verdict of
+/// the one rule goes with each.
+#[test]
+fn compare_forms_reproduce_the_recorded_medians() {
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
+    let run = schema::RunFiles::read(&results).unwrap();
+    let headline = |algorithm: &str, workload: &str| {
+        run.throughput()
+            .unwrap()
+            .iter()
+            .find(|r| r.algorithm == algorithm && r.workload == workload && r.operation == "all")
+            .and_then(|r| r.median_ns)
+            .unwrap()
+    };
+    let leads = harness::judge::lead::leads(&results, "sweep-wheel").unwrap();
+    assert!(!leads.is_empty());
+    for lead in &leads {
+        let line = &lead.line;
+        assert_eq!(line.subject_ns, headline("sweep-wheel", &line.workload));
+        assert_eq!(
+            line.reference_ns,
+            headline(&lead.rival_name, &line.workload)
+        );
+        assert!(
+            line.judgement.interval.is_some(),
+            "six repetitions give a verdict"
+        );
+    }
+    let lines =
+        harness::judge::rows::compare_rows(&results, "timer-queue-native", "sweep-wheel", None)
+            .unwrap();
+    for line in &lines {
+        assert_eq!(
+            line.reference_ns,
+            headline("timer-queue-native", &line.workload)
+        );
+        assert_eq!(line.subject_ns, headline("sweep-wheel", &line.workload));
+    }
+}
