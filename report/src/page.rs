@@ -78,6 +78,8 @@ const READ_PARAMETERS: &str = "Some designs ran at several values of one paramet
     parameters at their defaults. A row that exists only as such a point (a variant, named \
     `<design>@<param>=<value>`) is shown here and nowhere else: the sections above compare the \
     designs as their references set them. A design that is also another design's point is in both. \
+    A run measures the points on a few workloads (by default the eight of `harness/src/sweeps.rs`, \
+    whole passes only), and each chart draws the workloads its points ran on. \
     For each design and parameter, the left panel draws the headline cost (the whole pass's median \
     ns per operation with its interval, the figure of the summary) against the largest lateness \
     in ticks (runs.csv's max_lateness_ticks, plotted at lateness + 1 on a log axis so that an exact \

@@ -251,14 +251,20 @@ fn outcome(run: Option<&RunRow>, cell: Cell) -> Outcome {
 /// The sweep on every workload of the run (in the model's order) that has a
 /// row of one of its members.
 pub fn on_workloads(model: &Model, sweep: &Sweep<'_>) -> Vec<OnWorkload> {
+    // A workload is drawn where a sweep point ran: the design rows run on
+    // every workload, the points (variants) by default on a few.
+    let has_points = sweep
+        .members
+        .iter()
+        .any(|m| model.is_variant(&m.algorithm.name));
     model
         .workloads
         .iter()
         .filter(|w| {
-            sweep
-                .members
-                .iter()
-                .any(|m| model.run(&m.algorithm.name, w).is_some())
+            sweep.members.iter().any(|m| {
+                (!has_points || model.is_variant(&m.algorithm.name))
+                    && model.run(&m.algorithm.name, w).is_some()
+            })
         })
         .map(|w| {
             let outcomes = sweep
