@@ -6,6 +6,7 @@
 //! Both are assembled from one list of `Section`s, so they cannot drift.
 
 use crate::charts::{COUNTERS, Chart, SCALING_OPERATIONS};
+use crate::markdown;
 use crate::model::{Model, hex};
 use crate::parameters;
 use crate::tables::{self, Table, escape_html};
@@ -513,13 +514,15 @@ pub fn markdown(model: &Model, charts: &[Chart], results_dir: &str) -> String {
     let mut out = format!(
         "{}\n\n# timerbench report\n\n{}\n",
         generated_comment(results_dir),
-        generated_note(results_dir)
+        markdown::paragraph(&generated_note(results_dir))
     );
     for section in sections(model, charts) {
         out.push_str(&format!("\n## {}\n\n", section.title));
         for part in section.parts {
             match part {
-                Part::Text(text) => out.push_str(&format!("{text}\n\n")),
+                Part::Text(text) => {
+                    out.push_str(&format!("{}\n\n", markdown::paragraph(&text)));
+                }
                 Part::Table(table) => out.push_str(&format!("{}\n", table.to_markdown())),
                 Part::Chart(chart) => {
                     out.push_str(&format!("![{}]({})\n\n", chart.title, chart.file))
