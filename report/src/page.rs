@@ -38,7 +38,10 @@ const READ_SCALING: &str = "Each line is one algorithm: its median cost of one o
     so a line parallel to the dashed O(1) slope is constant-time, one parallel to O(n) is linear; where \
     two lines cross, the faster design changes (the heap/wheel crossover). N is the workload's \
     max_pending in runs.csv (the exact reference model's largest pending count). A missing point is a \
-    skipped run (the legend says from which N), not a zero.";
+    skipped run (the legend says from which N), not a zero. At most eight lines are in colour, the \
+    lowest at the largest N; the others are the grey lines behind them (`make report \
+    REPORT_ARGS='--highlight a,b'` chooses which are coloured), and the chart by family shows every \
+    line in colour within its family.";
 const READ_COUNTS: &str = "From `counts.csv` (`timerbench counts`, `make counts`): each cell's \
 measured phase replayed under Valgrind's callgrind with one fixed simulated cache (32 KiB L1i, 48 KiB \
 L1d, 32 MiB last level), counting only the measured phase, after the same prefill as a timed pass. \
