@@ -157,8 +157,8 @@ fn starts_block(word: &str) -> bool {
 /// `text`'s words in lines of at most `width` characters (a word longer
 /// than a line gets one of its own), the first line after `first`, the
 /// others after `rest`; a word that would start a block stays on the line
-/// before.
-fn wrap(first: &str, rest: &str, text: &str, width: usize) -> String {
+/// before. The report's error messages wrap their lists with it too.
+pub fn wrap(first: &str, rest: &str, text: &str, width: usize) -> String {
     let mut lines: Vec<String> = Vec::new();
     let mut line = first.to_owned();
     let mut empty = true;
