@@ -17,6 +17,7 @@
 
 pub mod charts;
 pub mod input;
+pub mod markdown;
 pub mod model;
 pub mod output;
 pub mod page;

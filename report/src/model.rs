@@ -217,6 +217,10 @@ pub struct Model {
     latency: BTreeMap<OpKey, LatencyRow>,
 }
 
+/// The width the list of valid names in a `--highlight` error is wrapped
+/// at, leaving room for the program's prefix on a 120-column terminal.
+const HIGHLIGHT_ERROR_WIDTH: usize = 100;
+
 impl Model {
     /// Indexes `results`. Algorithms and workloads found in the CSV files but
     /// not in the metadata are kept (an algorithm without an entry is placed in
@@ -334,10 +338,17 @@ impl Model {
     pub fn set_highlight(&mut self, names: &[String]) -> Result<(), String> {
         for name in names {
             if !self.algorithms.iter().any(|a| &a.name == name) {
-                let valid: Vec<&str> = self.algorithms.iter().map(|a| a.name.as_str()).collect();
+                // Names that contain the one given (or that it contains) come
+                // first, and the list goes on lines of its own, wrapped.
+                let (near, far): (Vec<String>, Vec<String>) = self
+                    .algorithms
+                    .iter()
+                    .map(|a| a.name.clone())
+                    .partition(|valid| valid.contains(name.as_str()) || name.contains(valid));
+                let valid = [near, far].concat().join(", ");
                 return Err(format!(
-                    "--highlight: no algorithm is named {name:?} in these results; they have: {}",
-                    valid.join(", ")
+                    "--highlight: no algorithm is named {name:?} in these results; they have:\n{}",
+                    crate::markdown::wrap("  ", "  ", &valid, HIGHLIGHT_ERROR_WIDTH)
                 ));
             }
         }

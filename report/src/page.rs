@@ -6,6 +6,7 @@
 //! Both are assembled from one list of `Section`s, so they cannot drift.
 
 use crate::charts::{COUNTERS, Chart, SCALING_OPERATIONS};
+use crate::markdown;
 use crate::model::{Model, hex};
 use crate::parameters;
 use crate::tables::{self, Table, escape_html};
@@ -37,7 +38,10 @@ const READ_SCALING: &str = "Each line is one algorithm: its median cost of one o
     so a line parallel to the dashed O(1) slope is constant-time, one parallel to O(n) is linear; where \
     two lines cross, the faster design changes (the heap/wheel crossover). N is the workload's \
     max_pending in runs.csv (the exact reference model's largest pending count). A missing point is a \
-    skipped run (the legend says from which N), not a zero.";
+    skipped run (the legend says from which N), not a zero. At most eight lines are in colour, the \
+    lowest at the largest N; the others are the grey lines behind them (`make report \
+    REPORT_ARGS='--highlight a,b'` chooses which are coloured), and the chart by family shows every \
+    line in colour within its family.";
 const READ_COUNTS: &str = "From `counts.csv` (`timerbench counts`, `make counts`): each cell's \
 measured phase replayed under Valgrind's callgrind with one fixed simulated cache (32 KiB L1i, 48 KiB \
 L1d, 32 MiB last level), counting only the measured phase, after the same prefill as a timed pass. \
@@ -515,13 +519,15 @@ pub fn markdown(model: &Model, charts: &[Chart], results_dir: &str) -> String {
     let mut out = format!(
         "{}\n\n# timerbench report\n\n{}\n",
         generated_comment(results_dir),
-        generated_note(results_dir)
+        markdown::paragraph(&generated_note(results_dir))
     );
     for section in sections(model, charts) {
         out.push_str(&format!("\n## {}\n\n", section.title));
         for part in section.parts {
             match part {
-                Part::Text(text) => out.push_str(&format!("{text}\n\n")),
+                Part::Text(text) => {
+                    out.push_str(&format!("{}\n\n", markdown::paragraph(&text)));
+                }
                 Part::Table(table) => out.push_str(&format!("{}\n", table.to_markdown())),
                 Part::Chart(chart) => {
                     out.push_str(&format!("![{}]({})\n\n", chart.title, chart.file))

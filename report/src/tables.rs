@@ -6,6 +6,7 @@
 //! heading row, in the model's display order; a skipped run reads `skipped`,
 //! never zero.
 
+use crate::markdown;
 use crate::model::{Model, Rgb, hex};
 use crate::parameters;
 use crate::summary::{
@@ -132,35 +133,28 @@ impl Table {
         out
     }
 
-    /// The table in GitHub-flavoured Markdown.
+    /// The table in GitHub-flavoured Markdown, split by column groups (or
+    /// made a list) where a row would be too wide to read
+    /// ([`markdown::table`]).
     pub fn to_markdown(&self) -> String {
-        let mut out = format!(
-            "| {} |\n|{}\n",
-            self.headers
-                .iter()
-                .map(|h| escape_markdown(h))
-                .collect::<Vec<_>>()
-                .join(" | "),
-            "---|".repeat(self.headers.len())
-        );
-        for row in &self.rows {
-            let cells: Vec<String> = match row {
-                Row::Heading(text) => {
-                    let mut cells = vec![format!("*{}*", escape_markdown(text))];
-                    cells.resize(self.headers.len(), String::new());
+        let headers: Vec<String> = self.headers.iter().map(|h| escape_markdown(h)).collect();
+        let lines: Vec<markdown::Line> = self
+            .rows
+            .iter()
+            .map(|row| match row {
+                Row::Heading(text) => markdown::Line::Heading(escape_markdown(text)),
+                Row::Cells(cells) => markdown::Line::Cells(
                     cells
-                }
-                Row::Cells(cells) => cells
-                    .iter()
-                    .map(|c| {
-                        let text = escape_markdown(&c.text);
-                        if c.best { format!("**{text}**") } else { text }
-                    })
-                    .collect(),
-            };
-            out.push_str(&format!("| {} |\n", cells.join(" | ")));
-        }
-        out
+                        .iter()
+                        .map(|c| {
+                            let text = escape_markdown(&c.text);
+                            if c.best { format!("**{text}**") } else { text }
+                        })
+                        .collect(),
+                ),
+            })
+            .collect();
+        markdown::table(&headers, &lines)
     }
 }
 

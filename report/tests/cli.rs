@@ -297,7 +297,11 @@ fn a_comparison_file_gives_its_section_and_a_bad_verdict_is_named() {
         format!("{header}\n{}\n", rows.join("\n")),
     )
     .unwrap();
-    let markdown = report_markdown(&results);
+    // Prose is wrapped: its words are compared, not its line breaks.
+    let markdown = report_markdown(&results)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     for fragment in [
         "Compared with /tmp/before",
         "3 cells: 0 faster, 1 slower, 1 no significant change, 1 cannot tell.",
@@ -644,4 +648,26 @@ fn bad_input_leaves_the_previous_report_untouched() {
         "{:?}",
         listing(&results)
     );
+}
+
+/// The widest line REPORT.md may have: a code host shows it without a long
+/// sideways scroll (the report splits wider tables by column groups).
+const REPORT_LINE_WIDTH: usize = 200;
+
+#[test]
+fn no_line_of_report_md_is_wider_than_a_code_host_shows() {
+    for (fixture, name) in [(common::FIXTURE, "width"), (FIXTURE_SWEEP, "width-sweep")] {
+        let results = copy_fixture_from(fixture, name);
+        let markdown = report_markdown(&results);
+        let wide: Vec<String> = markdown
+            .lines()
+            .filter(|line| line.chars().count() > REPORT_LINE_WIDTH)
+            .map(|line| format!("{} columns: {line}", line.chars().count()))
+            .collect();
+        assert!(
+            wide.is_empty(),
+            "REPORT.md from {fixture} has lines wider than {REPORT_LINE_WIDTH}:\n{}",
+            wide.join("\n")
+        );
+    }
 }
