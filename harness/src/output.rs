@@ -21,6 +21,7 @@
 use std::fs;
 use std::path::Path;
 
+use algorithms::Counter;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
@@ -242,9 +243,13 @@ impl Rows {
             Outcome::Measured(m) => (Some(m.as_ref()), String::new()),
             Outcome::Skipped(reason) => (None, reason.clone()),
         };
-        // An algorithm that counts no work leaves the counter columns empty:
+        // An algorithm that counts no work leaves the counter columns empty,
+        // and one that cannot count a counter leaves its column empty:
         // "not counted" must not read as "none".
-        let c = m.filter(|_| result.counts_work).map(|m| m.counters);
+        let counted = |counter: Counter| {
+            m.filter(|m| result.counts_work && !m.uncounted.contains(&counter))
+                .map(|m| m.counters.get(counter))
+        };
         self.runs.push(RunRow {
             schema_version: SCHEMA_VERSION,
             algorithm: key.algorithm.clone(),
@@ -270,12 +275,13 @@ impl Rows {
             max_pending: m.map_or(facts.max_pending, |m| m.max_pending as u64),
             wakeups: m.map(|m| m.wakeups),
             empty_wakeups: m.map(|m| m.empty_wakeups),
-            slot_visits: c.map(|c| c.slot_visits),
-            empty_slot_visits: c.map(|c| c.empty_slot_visits),
-            entries_examined_not_due: c.map(|c| c.entries_examined_not_due),
-            cascades: c.map(|c| c.cascades),
-            bucket_expirations: c.map(|c| c.bucket_expirations),
-            insert_scan_steps: c.map(|c| c.insert_scan_steps),
+            slot_visits: counted(Counter::SlotVisits),
+            empty_slot_visits: counted(Counter::EmptySlotVisits),
+            entries_examined_not_due: counted(Counter::EntriesExaminedNotDue),
+            cascades: counted(Counter::Cascades),
+            bucket_expirations: counted(Counter::BucketExpirations),
+            insert_scan_steps: counted(Counter::InsertScanSteps),
+            reschedule_scan_steps: counted(Counter::RescheduleScanSteps),
             peak_bytes: m.map(|m| m.peak_bytes),
             bytes_per_pending: m.map(|m| m.peak_bytes as f64 / m.max_pending.max(1) as f64),
             allocs_measured: m.map(|m| m.allocs_measured),
