@@ -54,6 +54,7 @@ pub mod select;
 pub mod stats;
 pub mod summary;
 pub mod swap;
+pub mod theory;
 
 /// The default seed of `timerbench run` and of the micro-benchmarks. Nothing up
 /// our sleeves: the first hex digits of pi's fractional part. It is the
