@@ -579,6 +579,7 @@ fn same_seed_gives_identical_counters_and_checksums() {
                 "contract_cost.csv",
                 "latency.csv",
                 "metadata.json",
+                "predictions.csv",
                 "repetitions.csv",
                 "runs.csv",
                 "throughput.csv"
@@ -943,6 +944,7 @@ fn a_run_names_its_id_in_every_row_and_leaves_nothing_behind() {
             "counts.csv",
             "latency.csv",
             "metadata.json",
+            "predictions.csv",
             "repetitions.csv",
             "runs.csv",
             "throughput.csv"
