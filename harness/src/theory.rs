@@ -107,21 +107,33 @@ fn law_text(law: &Distribution) -> String {
     }
 }
 
+/// Why a law of times has no closed form here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unfit {
+    /// Neither constant nor uniform (or a time of 0).
+    Kind,
+    /// Longer than [`MAX_LAW_TICKS`].
+    Long,
+}
+
 /// The probabilities of a constant or uniform law of whole ticks, indexed by
-/// ticks; `None` for any other law or one longer than [`MAX_LAW_TICKS`].
-fn whole_tick_law(law: &Distribution) -> Option<Vec<f64>> {
+/// ticks; why not, for any other law or one longer than [`MAX_LAW_TICKS`].
+fn whole_tick_law(law: &Distribution) -> Result<Vec<f64>, Unfit> {
     let (min, max) = match *law {
         Distribution::Constant { value } => (value, value),
         Distribution::Uniform { min, max } => (min, max),
-        _ => return None,
+        _ => return Err(Unfit::Kind),
     };
-    if max > MAX_LAW_TICKS || min == 0 {
-        return None;
+    if max > MAX_LAW_TICKS {
+        return Err(Unfit::Long);
+    }
+    if min == 0 {
+        return Err(Unfit::Kind);
     }
     let mut p = vec![0.0; max as usize + 1];
     let each = 1.0 / (max - min + 1) as f64;
     p[min as usize..].iter_mut().for_each(|v| *v = each);
-    Some(p)
+    Ok(p)
 }
 
 /// The running sums of `pending` over residuals `1..=r`.
@@ -181,17 +193,21 @@ impl Law {
         if spec.arrivals_per_tick.is_some() || spec.arrivals_until.is_some() {
             return Err("not a steady state");
         }
-        let delay = spec
-            .delay
-            .as_ref()
-            .and_then(whole_tick_law)
-            .ok_or("a delay law other than constant or uniform")?;
+        let delay =
+            whole_tick_law(spec.delay.as_ref().ok_or("no delay law")?).map_err(
+                |why| match why {
+                    Unfit::Kind => "a delay law other than constant or uniform",
+                    Unfit::Long => "delays beyond 2^21 ticks",
+                },
+            )?;
         let max = delay.len() - 1;
         let survival = match &spec.cancel {
             None => vec![1.0; max + 1],
             Some(cancel) => {
-                let after = whole_tick_law(&cancel.after)
-                    .ok_or("a cancel law other than constant or uniform")?;
+                let after = whole_tick_law(&cancel.after).map_err(|why| match why {
+                    Unfit::Kind => "a cancel law other than constant or uniform",
+                    Unfit::Long => "cancels beyond 2^21 ticks",
+                })?;
                 at_least(&after, max + 1)
                     .into_iter()
                     .map(|p| 1.0 - cancel.fraction + cancel.fraction * p)

@@ -30,9 +30,13 @@ pub fn counted(run: &RunRow, column: &str) -> Option<u64> {
     }
 }
 
-/// `counted / predicted`, when the prediction is not 0.
+/// The smallest prediction a ratio is shown for: below one expected event
+/// a ratio says nothing.
+const MIN_FOR_RATIO: f64 = 1.0;
+
+/// `counted / predicted`, when at least one event is predicted.
 pub fn ratio(predicted: f64, counted: u64) -> Option<f64> {
-    (predicted > 0.0).then(|| counted as f64 / predicted)
+    (predicted >= MIN_FOR_RATIO).then(|| counted as f64 / predicted)
 }
 
 /// A figure with thousands separated, rounded to a whole number.
@@ -79,9 +83,9 @@ pub fn predicted_table(model: &Model) -> Option<Table> {
                 None => ("not counted".to_owned(), "-".to_owned()),
             };
             Row::Cells(vec![
-                cell(format!("`{}`", row.workload)),
-                cell(format!("`{}`", row.algorithm)),
-                cell(format!("`{}`", row.counter)),
+                cell(row.workload.clone()),
+                cell(row.algorithm.clone()),
+                cell(row.counter.clone()),
                 cell(whole(predicted)),
                 cell(count_text),
                 cell(ratio_text),
@@ -153,6 +157,7 @@ mod tests {
     #[test]
     fn a_ratio_needs_a_prediction() {
         assert_eq!(ratio(0.0, 5), None);
+        assert_eq!(ratio(1e-100, 0), None, "nothing expected");
         assert_eq!(ratio(4.0, 5), Some(1.25));
     }
 }
