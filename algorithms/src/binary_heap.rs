@@ -40,7 +40,12 @@
 //!
 //! # Counters
 //!
-//! A heap has no slots, rounds or cascades: every counter stays 0.
+//! * `insert_scan_steps`: the levels an insert's key moved up past its
+//!   parents (the entries it stepped over to find its place).
+//! * `reschedule_scan_steps`: the levels a reschedule's key moved, up or down.
+//! * A heap has no slots, rounds or cascades: the other counters stay 0. The
+//!   sifts that fill the hole a fired or cancelled key leaves are real work,
+//!   but no counter means them.
 //!
 //! # Parameters
 //!
@@ -67,6 +72,7 @@ pub struct IndexedBinaryHeap<P> {
     /// in a dense array of 4-byte cells, not in scattered arena entries.
     positions: Vec<u32>,
     now: Tick,
+    counters: Counters,
 }
 
 impl<P> Default for IndexedBinaryHeap<P> {
@@ -79,6 +85,12 @@ impl<P> Default for IndexedBinaryHeap<P> {
 #[inline]
 fn parent(i: usize) -> usize {
     (i - 1) / 2
+}
+
+/// The levels between heap position `upper` and its descendant `lower`.
+#[inline]
+fn levels_between(upper: usize, lower: usize) -> u64 {
+    u64::from((lower + 1).ilog2() - (upper + 1).ilog2())
 }
 
 /// The left child of heap position `i`; the right child is one after it.
@@ -95,6 +107,7 @@ impl<P> IndexedBinaryHeap<P> {
             payloads: Arena::new(),
             positions: Vec::new(),
             now: 0,
+            counters: Counters::default(),
         }
     }
 
@@ -107,8 +120,9 @@ impl<P> IndexedBinaryHeap<P> {
     }
 
     /// Moves `key` up from the hole at position `i` until its parent is not
-    /// larger, and places it.
-    fn sift_up(&mut self, mut i: usize, key: Key) {
+    /// larger, and places it; the levels it moved.
+    fn sift_up(&mut self, mut i: usize, key: Key) -> u64 {
+        let from = i;
         while i > 0 {
             let p = parent(i);
             let parent_key = self.heap[p];
@@ -119,11 +133,13 @@ impl<P> IndexedBinaryHeap<P> {
             i = p;
         }
         self.place(i, key);
+        levels_between(i, from)
     }
 
     /// Moves `key` down from the hole at position `i` until no child is smaller,
-    /// and places it.
-    fn sift_down(&mut self, mut i: usize, key: Key) {
+    /// and places it; the levels it moved.
+    fn sift_down(&mut self, mut i: usize, key: Key) -> u64 {
+        let from = i;
         let len = self.heap.len();
         loop {
             let left = left_child(i);
@@ -144,6 +160,7 @@ impl<P> IndexedBinaryHeap<P> {
             i = child;
         }
         self.place(i, key);
+        levels_between(from, i)
     }
 
     /// Fills the hole at the root with `key` the way `std`'s `BinaryHeap::pop`
@@ -221,7 +238,7 @@ impl<P> TimerQueue<P> for IndexedBinaryHeap<P> {
         };
         let position = self.heap.len();
         self.heap.push(key);
-        self.sift_up(position, key);
+        self.counters.insert_scan_steps += self.sift_up(position, key);
         handle
     }
 
@@ -245,11 +262,12 @@ impl<P> TimerQueue<P> for IndexedBinaryHeap<P> {
             deadline,
             index: handle.index(),
         };
-        if position > 0 && self.heap[parent(position)] > key {
-            self.sift_up(position, key);
+        let levels = if position > 0 && self.heap[parent(position)] > key {
+            self.sift_up(position, key)
         } else {
-            self.sift_down(position, key);
-        }
+            self.sift_down(position, key)
+        };
+        self.counters.reschedule_scan_steps += levels;
         Some(handle)
     }
 
@@ -291,13 +309,43 @@ impl<P> TimerQueue<P> for IndexedBinaryHeap<P> {
     }
 
     fn counters(&self) -> Counters {
-        Counters::default()
+        self.counters
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn levels_are_counted_between_a_position_and_its_descendant() {
+        assert_eq!(levels_between(0, 0), 0);
+        assert_eq!(levels_between(0, 1), 1);
+        assert_eq!(levels_between(0, 2), 1);
+        assert_eq!(levels_between(0, 6), 2);
+        assert_eq!(levels_between(1, 8), 2);
+    }
+
+    #[test]
+    fn an_insert_counts_the_levels_it_sifted_up() {
+        let mut heap = IndexedBinaryHeap::new();
+        for deadline in [10, 20, 30, 40] {
+            heap.insert(deadline, deadline);
+        }
+        assert_eq!(
+            heap.counters().insert_scan_steps,
+            0,
+            "each later than its parent"
+        );
+        // Position 4, under 20 (position 1), under 10: two levels up.
+        let early = heap.insert(5, 5);
+        assert_eq!(heap.counters().insert_scan_steps, 2);
+        // Back down to a leaf: two levels, a reschedule's.
+        heap.reschedule(early, 50).unwrap();
+        let counters = heap.counters();
+        assert_eq!(counters.insert_scan_steps, 2);
+        assert_eq!(counters.reschedule_scan_steps, 2);
+    }
 
     /// Checks the heap order and the position index.
     fn assert_invariants<P>(heap: &IndexedBinaryHeap<P>) {

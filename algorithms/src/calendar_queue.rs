@@ -159,7 +159,9 @@
 //!   year, the calendar's counterpart of a wheel's rounds. The one head per advance
 //!   that is due on the cursor's day but after `now`, which stops the advance, is
 //!   not counted: it is the minimum, read as a heap reads its root.
-//! * `insert_scan_steps`: the timers an insert walked past in its bucket.
+//! * `insert_scan_steps`: the timers an insert walked past in its bucket;
+//!   `reschedule_scan_steps` the same for a reschedule (a cancel and an
+//!   insert), with the steps of a resize it sets off.
 //! * `cascades` and `bucket_expirations` stay 0: timers never move between buckets
 //!   except in a resize, and there is no queue of buckets.
 //!
@@ -173,7 +175,9 @@
 use crate::arena::{Arena, Handle};
 use crate::list::{Linked, Links, List, NIL};
 use crate::overdue::Overdue;
-use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
+use crate::{
+    Algorithm, Counters, Expired, Family, Tick, TimerQueue, cancel_then_insert, check_deadline,
+};
 
 /// The fewest buckets: Brown's calendar starts with 2, and halving stops there.
 pub const MIN_BUCKETS: usize = 2;
@@ -662,6 +666,14 @@ impl<P> TimerQueue<P> for CalendarQueue<P> {
         let payload = self.nodes.remove_at(index).payload;
         self.rebalance();
         Some(payload)
+    }
+
+    fn reschedule(&mut self, handle: Handle, deadline: Tick) -> Option<Handle> {
+        // A cancel and an insert, whose walk is the reschedule's to count.
+        let before = self.counters.insert_scan_steps;
+        let moved = cancel_then_insert(self, handle, deadline);
+        self.counters.charge_walk_to_reschedule(before);
+        moved
     }
 
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {

@@ -82,7 +82,9 @@
 //! `slot_visits` counts every slot the cursor visits, one per ticked tick;
 //! `empty_slot_visits` the visits that fired nothing (the empty ticks);
 //! `entries_examined_not_due` a head that was still in the future, at most one per
-//! visit; `insert_scan_steps` the entries an insert walked over to find its place.
+//! visit; `insert_scan_steps` the entries an insert walked over to find its place,
+//! and `reschedule_scan_steps` those a reschedule (a cancel and an insert) walked
+//! over.
 //! `cascades` stays 0 because there is one level, so no timer ever moves between
 //! slots, and `bucket_expirations` stays 0 because the cursor ticks through the
 //! slots instead of taking buckets from a DelayQueue.
@@ -109,7 +111,10 @@ use crate::arena::{Arena, Handle};
 use crate::list::{Linked, Links, List, NIL};
 use crate::overdue::Overdue;
 use crate::variant::{Configurable, power_of_two, unknown_param};
-use crate::{Algorithm, Counters, Expired, Family, Param, Tick, TimerQueue, check_deadline};
+use crate::{
+    Algorithm, Counters, Expired, Family, Param, Tick, TimerQueue, cancel_then_insert,
+    check_deadline,
+};
 
 /// The default number of slots, 2^16: about the pending population of the
 /// built-in workloads, as Varghese & Lauck advise for scheme 5 (see the module
@@ -354,6 +359,14 @@ impl<P> TimerQueue<P> for HashedWheel<P> {
         Some(self.nodes.remove_at(handle.index()).payload)
     }
 
+    fn reschedule(&mut self, handle: Handle, deadline: Tick) -> Option<Handle> {
+        // A cancel and an insert, whose walk is the reschedule's to count.
+        let before = self.counters.insert_scan_steps;
+        let moved = cancel_then_insert(self, handle, deadline);
+        self.counters.charge_walk_to_reschedule(before);
+        moved
+    }
+
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
         check_deadline(now);
         if now < self.now {
@@ -522,6 +535,27 @@ mod tests {
             [(d + 1_024, 0), (d + 1_024, 3)]
         );
         assert!(wheel.is_empty());
+    }
+
+    #[test]
+    fn a_reschedules_walk_is_not_an_inserts() {
+        let mut wheel = HashedWheel::with_slots(512);
+        let d = 700;
+        let moved = wheel.insert(d + 2_048, 0);
+        for (payload, deadline) in [d, d + 1_536].into_iter().enumerate() {
+            wheel.insert(deadline, payload as u64 + 1);
+        }
+        // The slot holds d, d + 1536 and d + 2048; d + 1024 goes between the
+        // head and the next, stepping over one entry, as a reschedule.
+        let inserts_before = wheel.counters().insert_scan_steps;
+        wheel.reschedule(moved, d + 1_024).unwrap();
+        assert_invariants(&wheel);
+        let counters = wheel.counters();
+        assert_eq!(
+            counters.insert_scan_steps, inserts_before,
+            "no insert walked"
+        );
+        assert_eq!(counters.reschedule_scan_steps, 1, "{counters:?}");
     }
 
     #[test]

@@ -105,11 +105,10 @@
 //! # Counters
 //!
 //! * `bucket_expirations` and `slot_visits`: one per bucket taken from the heap.
-//! * `empty_slot_visits`: a bucket taken from the heap with no entry left in it,
-//!   because every timer in it was cancelled. It is Kafka's only "empty tick": the
-//!   emptied bucket stays in its DelayQueue and its poll is wasted work. A bucket
-//!   of a higher level whose timers all cascade also fires nothing, but it did the
-//!   work of moving them, which `cascades` counts, so it is not counted here.
+//! * `empty_slot_visits`: a bucket taken from the heap that fired nothing (an
+//!   empty tick of a clock that jumps): one emptied by cancels (the emptied
+//!   bucket stays in its DelayQueue and its poll is wasted work), or one of a
+//!   higher level whose timers all cascaded.
 //! * `cascades`: one per entry re-added without firing, that is moved from a
 //!   bucket of level `k > 0` to a finer one.
 //! * `entries_examined_not_due` stays 0: every entry a flush looks at either fires
@@ -420,6 +419,7 @@ impl<P> HierarchicalWheel<P> {
             self.counters.empty_slot_visits += 1;
             return;
         }
+        let fired_before = out.len();
         let tick = self.levels[(id / self.wheel_size) as usize].tick.get();
         while let Some(index) = entries.pop_front(&mut self.nodes) {
             let deadline = self.nodes.at(index).deadline;
@@ -437,6 +437,8 @@ impl<P> HierarchicalWheel<P> {
                 });
             }
         }
+        // A bucket whose timers all cascaded fired nothing: an empty tick.
+        self.counters.empty_slot_visits += u64::from(out.len() == fired_before);
     }
 }
 
@@ -725,6 +727,10 @@ mod tests {
         assert_eq!(after_cascade.bucket_expirations, 1);
         assert_eq!(after_cascade.cascades, 1);
         assert_eq!(
+            after_cascade.empty_slot_visits, 1,
+            "a bucket that only cascades fires nothing"
+        );
+        assert_eq!(
             wheel.levels[0].current_time, 20,
             "the clock stopped at the bucket"
         );
@@ -735,7 +741,7 @@ mod tests {
         assert_eq!(counters.bucket_expirations, 2);
         assert_eq!(counters.slot_visits, 2);
         assert_eq!(counters.cascades, 1);
-        assert_eq!(counters.empty_slot_visits, 0);
+        assert_eq!(counters.empty_slot_visits, 1);
         assert_eq!(wheel.next_expiry(), None);
     }
 

@@ -145,27 +145,54 @@ pub struct Expired<P> {
 }
 
 /// Work counters that show where an algorithm spends its effort. They only ever
-/// grow. An algorithm that has no such notion (a heap has no slots) reports 0 and
-/// says so in its module doc.
+/// grow, and each has one meaning in every design (written once here and in
+/// `results/README.md`):
+///
+/// * a **visit** is a slot, bucket or sorted run that an advance examines;
+/// * an **empty tick** is a step of the design's own clock that fires nothing:
+///   a tick of a ticked wheel (all the slots it visits at that tick
+///   together), or a slot, bucket or run taken by a design that jumps to the
+///   next occupied one;
+/// * an entry **examined and not due** is one an advance looked at and left
+///   pending (a round decremented, a head compared, a stale handle swept);
+/// * a **cascade** is a pending timer moved by an advance from one level or
+///   slot to another without firing;
+/// * an **insert step** is an entry an insert stepped over to find its place
+///   in an ordered structure;
+/// * a **reschedule step** is the same, for a reschedule's walk: a design
+///   whose reschedule is a cancel and an insert counts its walk here, never
+///   among the insert steps.
+///
+/// A design with nothing to count in one of them (a heap has no slots) reports
+/// 0 there and says so in its module doc; one that does the work but cannot
+/// count it (the standard library's heap sifts inside `std`) declares it in
+/// [`Algorithm::UNCOUNTED`], and the results leave that column empty.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Counters {
-    /// Slots (buckets) of a wheel that an advance visited, one per tick for a
-    /// ticked wheel, one per bucket taken from a DelayQueue for Kafka's wheel.
+    /// Visits: slots (buckets, runs) an advance examined, on every level. A
+    /// ticked wheel visits one slot per tick of its own (a `netty-wheel` tick
+    /// is 100 ticks) plus each higher-level slot it cascades; a design that
+    /// jumps visits the slots it takes; Kafka's wheel the buckets it takes
+    /// from its DelayQueue.
     pub slot_visits: u64,
-    /// Slot visits that fired no timer: the **empty ticks**. For a wheel driven by
-    /// a DelayQueue, a bucket that was emptied by cancels before its turn.
+    /// The **empty ticks**: steps of the design's clock that fired nothing
+    /// (see the type's doc). At most `slot_visits`.
     pub empty_slot_visits: u64,
-    /// Entries an advance looked at that were not due: rounds decremented in a
-    /// wheel with rounds, the head of a sorted bucket that was still in the future.
+    /// Entries an advance looked at and left pending: rounds decremented in a
+    /// wheel with rounds, the head of a sorted bucket that was still in the
+    /// future, a stale handle swept.
     pub entries_examined_not_due: u64,
-    /// Entries moved from a coarser wheel level to a finer one (re-inserted
-    /// without firing).
+    /// Pending timers an advance moved between levels or slots without firing
+    /// them.
     pub cascades: u64,
     /// Buckets taken from a DelayQueue (Kafka's wheel); 0 for every other design.
     pub bucket_expirations: u64,
     /// Entries an insert stepped over to find its place in an ordered structure:
-    /// the O(n) of a sorted list, the per-bucket order of a hashed wheel.
+    /// the O(n) of a sorted list, the per-bucket order of a hashed wheel. A
+    /// reschedule's walk is not here but in `reschedule_scan_steps`.
     pub insert_scan_steps: u64,
+    /// Entries a reschedule stepped over to find the timer's new place.
+    pub reschedule_scan_steps: u64,
 }
 
 impl Counters {
@@ -179,8 +206,93 @@ impl Counters {
             cascades: self.cascades - earlier.cascades,
             bucket_expirations: self.bucket_expirations - earlier.bucket_expirations,
             insert_scan_steps: self.insert_scan_steps - earlier.insert_scan_steps,
+            reschedule_scan_steps: self.reschedule_scan_steps - earlier.reschedule_scan_steps,
         }
     }
+
+    /// Moves the insert steps counted since `insert_steps_before` (a reading
+    /// of `insert_scan_steps` taken when a reschedule began) to
+    /// `reschedule_scan_steps`: for a reschedule made of a cancel and an
+    /// insert, whose insert counted its walk as an insert's.
+    #[inline]
+    pub fn charge_walk_to_reschedule(&mut self, insert_steps_before: u64) {
+        let walked = self.insert_scan_steps - insert_steps_before;
+        self.insert_scan_steps = insert_steps_before;
+        self.reschedule_scan_steps += walked;
+    }
+
+    /// The value of one counter.
+    pub fn get(&self, counter: Counter) -> u64 {
+        match counter {
+            Counter::SlotVisits => self.slot_visits,
+            Counter::EmptySlotVisits => self.empty_slot_visits,
+            Counter::EntriesExaminedNotDue => self.entries_examined_not_due,
+            Counter::Cascades => self.cascades,
+            Counter::BucketExpirations => self.bucket_expirations,
+            Counter::InsertScanSteps => self.insert_scan_steps,
+            Counter::RescheduleScanSteps => self.reschedule_scan_steps,
+        }
+    }
+}
+
+/// One field of [`Counters`], by name: what a design declares it cannot count
+/// ([`Algorithm::UNCOUNTED`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Counter {
+    /// [`Counters::slot_visits`].
+    SlotVisits,
+    /// [`Counters::empty_slot_visits`].
+    EmptySlotVisits,
+    /// [`Counters::entries_examined_not_due`].
+    EntriesExaminedNotDue,
+    /// [`Counters::cascades`].
+    Cascades,
+    /// [`Counters::bucket_expirations`].
+    BucketExpirations,
+    /// [`Counters::insert_scan_steps`].
+    InsertScanSteps,
+    /// [`Counters::reschedule_scan_steps`].
+    RescheduleScanSteps,
+}
+
+impl Counter {
+    /// Every counter, in the order of the results' columns.
+    pub const ALL: [Counter; 7] = [
+        Counter::SlotVisits,
+        Counter::EmptySlotVisits,
+        Counter::EntriesExaminedNotDue,
+        Counter::Cascades,
+        Counter::BucketExpirations,
+        Counter::InsertScanSteps,
+        Counter::RescheduleScanSteps,
+    ];
+
+    /// Its column's name in the results.
+    pub fn column(self) -> &'static str {
+        match self {
+            Counter::SlotVisits => "slot_visits",
+            Counter::EmptySlotVisits => "empty_slot_visits",
+            Counter::EntriesExaminedNotDue => "entries_examined_not_due",
+            Counter::Cascades => "cascades",
+            Counter::BucketExpirations => "bucket_expirations",
+            Counter::InsertScanSteps => "insert_scan_steps",
+            Counter::RescheduleScanSteps => "reschedule_scan_steps",
+        }
+    }
+}
+
+/// A reschedule as a cancel followed by an insert: [`TimerQueue::reschedule`]'s
+/// default, for a design that overrides it only to count the insert's walk as
+/// the reschedule's ([`Counters::charge_walk_to_reschedule`]).
+#[inline]
+pub fn cancel_then_insert<P, Q: TimerQueue<P> + ?Sized>(
+    queue: &mut Q,
+    handle: Handle,
+    deadline: Tick,
+) -> Option<Handle> {
+    check_deadline(deadline);
+    let payload = queue.cancel(handle)?;
+    Some(queue.insert(deadline, payload))
 }
 
 /// Which group of designs an algorithm belongs to. Reports group and colour
@@ -264,6 +376,10 @@ pub trait Algorithm: Sized {
     /// design; `false` for an adapter over a crate that exposes no such counts,
     /// whose counters are then "not counted" in the results, never a zero.
     const COUNTS_WORK: bool = true;
+    /// The counters that measure work the algorithm does but cannot count
+    /// (see [`Counters`]): empty by default. The results leave their columns
+    /// empty for it, so that "not counted" never reads as "none".
+    const UNCOUNTED: &'static [Counter] = &[];
     /// Whether the structure takes real `std::time::Instant`s, so that its
     /// epoch comes from the machine's clock when it is built (a crate whose
     /// API has no other time type). Its results are as deterministic as any
@@ -362,9 +478,7 @@ pub trait TimerQueue<P> {
     ///
     /// If `deadline > MAX_DEADLINE`.
     fn reschedule(&mut self, handle: Handle, deadline: Tick) -> Option<Handle> {
-        check_deadline(deadline);
-        let payload = self.cancel(handle)?;
-        Some(self.insert(deadline, payload))
+        cancel_then_insert(self, handle, deadline)
     }
 
     /// Moves the clock to `now` and appends every timer due by `now` to `out`

@@ -159,7 +159,9 @@
 //!
 //! # Counters
 //!
-//! A heap has no slots, rounds or cascades: every counter stays 0. The zombies
+//! A heap has no slots, rounds or cascades: those counters stay 0. Its sifts
+//! are not counted, so it declares `insert_scan_steps` and
+//! `reschedule_scan_steps` uncounted ([`Algorithm::UNCOUNTED`]). The zombies
 //! it removes, the modified timers it re-sifts and the `adjust` passes it makes
 //! are real work, but [`Counters`] has no field for them; only the timings
 //! show them.
@@ -169,7 +171,7 @@
 //! None to choose: [`ARITY`] and [`COMPACT_DIVISOR`] are Go's constants.
 
 use crate::arena::{Arena, Handle};
-use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
+use crate::{Algorithm, Counter, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
 
 /// Children per heap node: Go's `timerHeapN`, 4. Four 16-byte entries fill
 /// 64 bytes, one cache line's worth, so the siblings a sift-down compares arrive
@@ -421,6 +423,7 @@ impl<P> QuadHeap<P> {
 impl<P> Algorithm for QuadHeap<P> {
     const NAME: &'static str = "4-ary-heap";
     const FAMILY: Family = Family::Modern;
+    const UNCOUNTED: &'static [Counter] = &[Counter::InsertScanSteps, Counter::RescheduleScanSteps];
     const SUMMARY: &'static str = "Go runtime's timer heap: 4-ary, lazy stop (zombies) and lazy \
          reset (re-sifted at the top or in adjust), zombies swept past a quarter";
 

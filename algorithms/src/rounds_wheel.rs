@@ -113,7 +113,8 @@
 //!
 //! # Counters
 //!
-//! `slot_visits` counts one per wheel tick visited; `empty_slot_visits` the visits that
+//! `slot_visits` counts one per wheel tick visited (a tick of the wheel's own:
+//! one per 100 contract ticks for `netty-wheel`); `empty_slot_visits` the visits that
 //! fired nothing (including visits to slots holding only later rounds);
 //! `entries_examined_not_due` one per round taken off an entry during a visit
 //! (rounds taken off by fast-forward (b) are not counted, as nothing is visited).

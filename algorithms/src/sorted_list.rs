@@ -32,8 +32,10 @@
 //!
 //! # Counters
 //!
-//! `insert_scan_steps` counts the entries an insert stepped over. The list has no
-//! slots, so slot visits, empty ticks, cascades and bucket expirations stay 0.
+//! `insert_scan_steps` counts the entries an insert stepped over, and
+//! `reschedule_scan_steps` those a reschedule (a cancel and an insert) stepped
+//! over. The list has no slots, so slot visits, empty ticks, cascades and
+//! bucket expirations stay 0.
 //!
 //! # Parameters
 //!
@@ -42,7 +44,9 @@
 
 use crate::arena::{Arena, Handle};
 use crate::list::{Linked, Links, List, NIL};
-use crate::{Algorithm, Counters, Expired, Family, Tick, TimerQueue, check_deadline};
+use crate::{
+    Algorithm, Counters, Expired, Family, Tick, TimerQueue, cancel_then_insert, check_deadline,
+};
 
 /// One pending timer.
 #[derive(Debug)]
@@ -172,6 +176,14 @@ impl<P> TimerQueue<P> for SortedList<P> {
         Some(self.nodes.remove_at(handle.index()).payload)
     }
 
+    fn reschedule(&mut self, handle: Handle, deadline: Tick) -> Option<Handle> {
+        // A cancel and an insert, whose walk is the reschedule's to count.
+        let before = self.counters.insert_scan_steps;
+        let moved = cancel_then_insert(self, handle, deadline);
+        self.counters.charge_walk_to_reschedule(before);
+        moved
+    }
+
     fn advance(&mut self, now: Tick, out: &mut Vec<Expired<P>>) {
         check_deadline(now);
         if now < self.now {
@@ -235,6 +247,18 @@ mod tests {
             list.insert(i + 30_000, i);
         }
         assert_eq!(list.counters().insert_scan_steps, 0);
+    }
+
+    #[test]
+    fn a_reschedules_walk_is_not_an_inserts() {
+        let mut list = SortedList::new();
+        let handles: Vec<Handle> = (0..10).map(|i| list.insert(100 + i, i)).collect();
+        assert_eq!(list.counters().insert_scan_steps, 0);
+        // From the head end: 100 and 101 lie before 101.5's place.
+        list.reschedule(handles[9], 102).unwrap();
+        let counters = list.counters();
+        assert_eq!(counters.insert_scan_steps, 0, "no insert walked");
+        assert!(counters.reschedule_scan_steps > 0, "{counters:?}");
     }
 
     #[test]

@@ -127,10 +127,11 @@
 //! * `slot_visits`: every slot visited, one on level 0 per tick ticked plus one
 //!   per level that moved at that tick (a tick that is a multiple of 64 visits
 //!   two slots, of 4096 three, ...): about 1.016 visits per tick.
-//! * `empty_slot_visits`: visits to a slot that held no timer: the empty ticks,
-//!   plus the empty higher-level visits at wraps. A higher-level slot whose
-//!   timers all move down fires nothing but is not empty; the work it did is in
-//!   `cascades`, as in `hierarchical-wheel`.
+//! * `empty_slot_visits`: the empty ticks, the ticks that fired nothing, one
+//!   per tick however many slots it visited. A tick at a wrap whose cascade
+//!   fires a timer is not empty, although its level-0 slot is (a timer due at
+//!   a multiple of 64 fires from the level that held it); one whose cascade
+//!   only moves timers down is.
 //! * `cascades`: one per timer moved to a lower level without firing.
 //! * `entries_examined_not_due` stays 0: every timer in a visited slot fires or
 //!   moves down; none is looked at and left where it was.
@@ -329,12 +330,18 @@ impl<P> TickedHierarchicalWheel<P> {
     /// Tick `t`, which the clock has just reached: the levels that move cascade
     /// the slot their hand reaches, coarsest first, then level 0 fires its slot.
     fn tick(&mut self, t: Tick, out: &mut Vec<Expired<P>>) {
+        let fired_before = out.len();
         for level in (1..=moving_levels(t)).rev() {
             self.cascade(level, slot_for(t, level), t, out);
         }
         let slot = slot_for(t, 0);
         let mut due = self.slots[slot].take();
-        self.count_visit(due.is_empty());
+        self.counters.slot_visits += 1;
+        // An empty tick is one that fires nothing, from level 0 or from a
+        // cascade at a wrap; a tick is counted once, however many slots it
+        // visits.
+        let empty = due.is_empty() && out.len() == fired_before;
+        self.counters.empty_slot_visits += u64::from(empty);
         while let Some(index) = due.pop_front(&mut self.nodes) {
             let node = self.nodes.remove_at(index);
             debug_assert_eq!(
@@ -355,7 +362,7 @@ impl<P> TickedHierarchicalWheel<P> {
     fn cascade(&mut self, level: usize, slot: usize, t: Tick, out: &mut Vec<Expired<P>>) {
         debug_assert_eq!(slot_start(t, level, slot), t);
         let mut entries = self.slots[level * SLOTS + slot].take();
-        self.count_visit(entries.is_empty());
+        self.counters.slot_visits += 1;
         while let Some(index) = entries.pop_front(&mut self.nodes) {
             let when = self.nodes.at(index).deadline;
             debug_assert!(
@@ -372,14 +379,6 @@ impl<P> TickedHierarchicalWheel<P> {
                 self.place(index);
                 self.counters.cascades += 1;
             }
-        }
-    }
-
-    #[inline]
-    fn count_visit(&mut self, empty: bool) {
-        self.counters.slot_visits += 1;
-        if empty {
-            self.counters.empty_slot_visits += 1;
         }
     }
 }
@@ -570,8 +569,9 @@ mod tests {
         let counters = wheel.counters();
         // 1000 level-0 visits, plus level 1 at 64, 128, ..., 960.
         assert_eq!(counters.slot_visits, 1_000 + 15);
-        // Only the level-1 visit at 960 and the level-0 visit at 1000 held it.
-        assert_eq!(counters.empty_slot_visits, 1_000 + 15 - 2);
+        // Every tick but 1000 fired nothing, the wrap at 960 that moved it
+        // down included.
+        assert_eq!(counters.empty_slot_visits, 999);
         assert_eq!(counters.cascades, 1);
         assert_eq!(wheel.next_expiry(), None);
     }
@@ -585,7 +585,7 @@ mod tests {
         // 959 and ticks 960..=1000: 41 level-0 visits and one level-1 visit.
         let counters = wheel.counters();
         assert_eq!(counters.slot_visits, 42);
-        assert_eq!(counters.empty_slot_visits, 40);
+        assert_eq!(counters.empty_slot_visits, 40, "ticks 960..=999");
         // With nothing left, a long jump visits nothing; a short one is ticked.
         assert_eq!(fire(&mut wheel, 1 << 40), []);
         assert_eq!(wheel.counters().slot_visits, 42);
@@ -678,6 +678,25 @@ mod tests {
         let (t, m) = (ticked.counters(), bitmap.counters());
         assert!(t.cascades > 1_000, "{t:?}");
         assert_eq!(t.cascades, m.cascades);
-        assert!(t.slot_visits > m.slot_visits && m.empty_slot_visits == 0);
+        assert!(t.slot_visits > m.slot_visits, "{t:?} {m:?}");
+        assert!(t.empty_slot_visits > m.empty_slot_visits, "{t:?} {m:?}");
+    }
+
+    #[test]
+    fn a_wrap_whose_cascade_fires_is_not_an_empty_tick() {
+        let mut wheel = TickedHierarchicalWheel::new();
+        // 128: level 1, slot 2, reached at 128 and fired from there.
+        wheel.insert(128, 1);
+        for now in 1..128 {
+            assert_eq!(fire(&mut wheel, now), []);
+        }
+        assert_eq!(fire(&mut wheel, 128), [(128, 1)]);
+        let counters = wheel.counters();
+        // 128 level-0 visits and level 1's at 64 and 128.
+        assert_eq!(counters.slot_visits, 130);
+        // Ticks 1..=127 fired nothing; tick 128 fired the timer although its
+        // level-0 slot was empty.
+        assert_eq!(counters.empty_slot_visits, 127);
+        assert_eq!(counters.cascades, 0);
     }
 }

@@ -24,7 +24,9 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::{Algorithm, Counters, Expired, Family, Handle, Param, Sweep, Tick, TimerQueue};
+use crate::{
+    Algorithm, Counter, Counters, Expired, Family, Handle, Param, Sweep, Tick, TimerQueue,
+};
 
 /// An algorithm whose [`Algorithm::TUNABLES`] can be set at construction.
 pub trait Configurable: Algorithm {
@@ -49,6 +51,7 @@ impl<Q: Configurable, const PARAM: usize, const VALUE: u64> Algorithm for At<Q, 
     const PENDING_LIMIT: usize = Q::PENDING_LIMIT;
     const TICKED: bool = Q::TICKED;
     const COUNTS_WORK: bool = Q::COUNTS_WORK;
+    const UNCOUNTED: &'static [Counter] = Q::UNCOUNTED;
     const CLOCK_EPOCH: bool = Q::CLOCK_EPOCH;
     const EXACT: bool = Q::EXACT;
     const TICK_LIMIT: Tick = Q::TICK_LIMIT;

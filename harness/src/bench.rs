@@ -39,7 +39,7 @@ use algorithms::driven;
 use algorithms::reference::{ModelHandle, ReferenceModel};
 use algorithms::registry::{self, Payload, RowVisitor};
 use algorithms::variant::{is_variant, row_name};
-use algorithms::{Algorithm, Counters, Expired, Family, Handle, Tick, TimerQueue};
+use algorithms::{Algorithm, Counter, Counters, Expired, Family, Handle, Tick, TimerQueue};
 use hdrhistogram::Histogram;
 use workloads::{Op, Tape};
 
@@ -206,6 +206,8 @@ pub struct Rep<T> {
 pub struct Measurement {
     /// Work counters of the measured phase (after prefill).
     pub counters: Counters,
+    /// [`Algorithm::UNCOUNTED`]: the counters that mean nothing for it.
+    pub uncounted: &'static [Counter],
     /// Driver advance calls in the measured phase.
     pub wakeups: u64,
     /// Of those, calls that fired nothing.
@@ -474,7 +476,7 @@ pub trait Contender {
 }
 
 /// Steps of work per measured operation (the algorithm's own counters: slot
-/// visits, entries examined, cascades, insert scan steps) above which a
+/// visits, entries examined, cascades, insert and reschedule scan steps) above which a
 /// contender is **heavy**: a sorted list walking ten thousand entries per
 /// insert, a ticked wheel stepping through hours of empty slots. A heavy cell
 /// is hundreds of times slower than the best; repeating it as often as the
@@ -490,7 +492,8 @@ pub fn work_per_op(counters: &Counters, measured_ops: usize) -> f64 {
     let steps = counters.slot_visits
         + counters.entries_examined_not_due
         + counters.cascades
-        + counters.insert_scan_steps;
+        + counters.insert_scan_steps
+        + counters.reschedule_scan_steps;
     steps as f64 / measured_ops.max(1) as f64
 }
 
@@ -583,6 +586,7 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
 
         self.measurement = Some(Measurement {
             counters,
+            uncounted: Q::UNCOUNTED,
             wakeups: verify.wakeups - wakeups_at_prefill,
             empty_wakeups: verify.empty_wakeups - empty_at_prefill,
             cancel_hits: verify.cancel_hits,

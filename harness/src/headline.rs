@@ -21,8 +21,8 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 use schema::{
-    AlgorithmEntry, ContractCostRow, Metadata, OPERATION_ALL, PASS_WHOLE, RunFiles, RunRow,
-    STATUS_OK, ThroughputRow,
+    AlgorithmEntry, ContractCostRow, Metadata, OPERATION_ALL, PASS_WHOLE, PredictionRow, RunFiles,
+    RunRow, STATUS_OK, ThroughputRow,
 };
 
 use crate::judge::Verdict;
@@ -74,7 +74,7 @@ pub const FINDINGS_END: &str = "<!-- findings: end -->";
 
 /// The most findings the README states (the issue that shaped the README
 /// asked for at most eight: a reader takes them in at a glance).
-pub const MAX_FINDINGS: usize = 8;
+pub const MAX_FINDINGS: usize = 9;
 
 /// The scaling workloads, smallest population first: the growth finding
 /// compares the first and last the run measured.
@@ -129,6 +129,7 @@ struct Run {
     intervals: BTreeMap<(String, String), (f64, f64)>,
     runs: Vec<RunRow>,
     contract: Vec<ContractCostRow>,
+    predictions: Vec<PredictionRow>,
 }
 
 impl Run {
@@ -156,6 +157,7 @@ impl Run {
             intervals,
             runs,
             contract: files.contract_cost.clone(),
+            predictions: files.predictions.clone(),
             facts: files.metadata,
         })
     }
@@ -365,6 +367,59 @@ pub fn findings_block(dir: &Path) -> Result<String> {
     Ok(text + FINDINGS_END)
 }
 
+/// The smallest prediction the findings set beside a count: below it a
+/// Poisson count's own noise is several percent.
+const MIN_PREDICTED: f64 = 1_000.0;
+
+/// The prediction farthest from its count, and how many were compared.
+struct WorstPrediction<'a> {
+    row: &'a PredictionRow,
+    ratio: f64,
+    compared: usize,
+}
+
+/// Among the predictions of at least [`MIN_PREDICTED`] whose row counted
+/// the counter, the one whose count over prediction lies farthest from 1
+/// (by the size of its logarithm); `None` when there is none (a run made
+/// before predictions, or one with no closed-form workload).
+fn worst_prediction<'a>(
+    runs: &[RunRow],
+    predictions: &'a [PredictionRow],
+) -> Option<WorstPrediction<'a>> {
+    let ratios: Vec<(&PredictionRow, f64)> = predictions
+        .iter()
+        .filter_map(|row| {
+            let predicted = row.predicted.filter(|p| *p >= MIN_PREDICTED)?;
+            let run = runs
+                .iter()
+                .find(|r| r.algorithm == row.algorithm && r.workload == row.workload)?;
+            Some((row, counter_of(run, &row.counter)? as f64 / predicted))
+        })
+        .collect();
+    let (row, ratio) = ratios
+        .iter()
+        .max_by(|a, b| a.1.ln().abs().total_cmp(&b.1.ln().abs()))?;
+    Some(WorstPrediction {
+        row,
+        ratio: *ratio,
+        compared: ratios.len(),
+    })
+}
+
+/// A work counter of a `runs.csv` row by its column's name.
+fn counter_of(run: &RunRow, column: &str) -> Option<u64> {
+    match column {
+        "slot_visits" => run.slot_visits,
+        "empty_slot_visits" => run.empty_slot_visits,
+        "entries_examined_not_due" => run.entries_examined_not_due,
+        "cascades" => run.cascades,
+        "bucket_expirations" => run.bucket_expirations,
+        "insert_scan_steps" => run.insert_scan_steps,
+        "reschedule_scan_steps" => run.reschedule_scan_steps,
+        _ => None,
+    }
+}
+
 /// The extreme (smallest, largest) of `items` by `key`.
 fn extremes<T, K: Fn(&T) -> f64>(items: &[T], key: K) -> Option<(&T, &T)> {
     let low = items.iter().min_by(|a, b| key(a).total_cmp(&key(b)))?;
@@ -508,6 +563,22 @@ fn findings(run: &Run, lines: &[WorkloadLine]) -> Vec<String> {
         out.push(sentence + ".");
     }
 
+    // The closed forms against the counts: the farthest ratio.
+    if let Some(worst) = worst_prediction(&run.runs, &run.predictions) {
+        out.push(format!(
+            "Varghese & Lauck's closed forms hold: over {} predicted counters (rounds, cascades, insert steps, empty \
+             ticks, visits; each of at least {} expected), the farthest count from its prediction is `{}`'s `{}` on \
+             `{}`, {:.3} times the {} predicted.",
+            worst.compared,
+            thousands(MIN_PREDICTED as u64),
+            worst.row.algorithm,
+            worst.row.counter,
+            worst.row.workload,
+            worst.ratio,
+            thousands(worst.row.predicted.unwrap_or(0.0).round() as u64),
+        ));
+    }
+
     // What the contract costs the crates.
     if let Some((low, high)) = extremes(&run.contract, |row| row.ratio) {
         out.push(format!(
@@ -551,6 +622,40 @@ fn findings(run: &Run, lines: &[WorkloadLine]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_worst_prediction_is_the_farthest_ratio_of_those_large_enough() {
+        let run = |algorithm: &str, cascades: u64| RunRow {
+            algorithm: algorithm.to_owned(),
+            workload: "w".to_owned(),
+            cascades: Some(cascades),
+            ..RunRow::default()
+        };
+        let predicted = |algorithm: &str, value: f64| PredictionRow {
+            workload: "w".to_owned(),
+            algorithm: algorithm.to_owned(),
+            counter: "cascades".to_owned(),
+            predicted: Some(value),
+            ..PredictionRow::default()
+        };
+        let runs = [run("a", 10_100), run("b", 9_800), run("c", 50)];
+        let predictions = [
+            predicted("a", 10_000.0),
+            predicted("b", 10_000.0),
+            // Too small to judge, however far.
+            predicted("c", 100.0),
+            // No row measured it.
+            predicted("d", 10_000.0),
+        ];
+        let worst = worst_prediction(&runs, &predictions).unwrap();
+        assert_eq!(worst.row.algorithm, "b");
+        assert!((worst.ratio - 0.98).abs() < 1e-12);
+        assert_eq!(worst.compared, 2);
+        assert!(
+            worst_prediction(&runs, &[]).is_none(),
+            "no predictions: no finding"
+        );
+    }
 
     #[test]
     fn figures_are_rounded_to_about_three_digits() {

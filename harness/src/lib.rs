@@ -54,6 +54,7 @@ pub mod stats;
 pub mod summary;
 pub mod swap;
 pub mod sweeps;
+pub mod theory;
 pub mod wrap;
 
 /// The default seed of `timerbench run` and of the micro-benchmarks. Nothing up

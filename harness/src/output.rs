@@ -21,14 +21,16 @@
 use std::fs;
 use std::path::Path;
 
+use algorithms::Counter;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
 use schema::{
     COMPARISON_FILE, CONTRACT_COST_FILE, COUNTS_FILE, COUNTS_FILES, COUNTS_METADATA_FILE,
     ComparisonRow, ContractCostRow, CountRow, LATENCY_FILE, LatencyRow, METADATA_FILE,
-    REPETITIONS_FILE, RUN_FILES, RUN_STALE_FILES, RUNS_FILE, RepetitionRow, RunRow, SCHEMA_VERSION,
-    STATUS_OK, STATUS_SKIPPED, THROUGHPUT_FILE, ThroughputRow,
+    PREDICTIONS_FILE, PredictionRow, REPETITIONS_FILE, RUN_FILES, RUN_STALE_FILES, RUNS_FILE,
+    RepetitionRow, RunRow, SCHEMA_VERSION, STATUS_OK, STATUS_SKIPPED, THROUGHPUT_FILE,
+    ThroughputRow,
 };
 
 use crate::bench::{AlgorithmResult, Measurement, Outcome, PERCENTILES, Rep, quantile};
@@ -36,6 +38,7 @@ use crate::passes::{Batches, Kind};
 use crate::replay::mix;
 use crate::stats::{self, Summary};
 use crate::swap::{self, FileSet, Swapped};
+use crate::theory::WorkloadPredictions;
 
 /// How far the batched pass's total may stray from the whole pass's before its
 /// per-kind split is flagged as not adding up (`consistent = false`).
@@ -88,6 +91,7 @@ pub struct Rows {
     repetitions: Vec<RepetitionRow>,
     latency: Vec<LatencyRow>,
     contract_cost: Vec<ContractCostRow>,
+    predictions: Vec<PredictionRow>,
 }
 
 /// The headline of one measured cell, for the terminal summary.
@@ -123,12 +127,38 @@ impl Rows {
             repetitions: Vec::new(),
             latency: Vec::new(),
             contract_cost: Vec::new(),
+            predictions: Vec::new(),
         }
     }
 
     /// The run the rows belong to.
     pub fn run_id(&self) -> &str {
         &self.run_id
+    }
+
+    /// Adds the predictions for `workload` ([`crate::theory::for_workload`])
+    /// of the rows `measured` holds.
+    pub fn add_predictions(
+        &mut self,
+        workload: &str,
+        predicted: WorkloadPredictions,
+        measured: impl Fn(&str) -> bool,
+    ) {
+        let basis = predicted.basis;
+        for (algorithm, counter, value) in predicted.rows {
+            if !measured(algorithm) {
+                continue;
+            }
+            self.predictions.push(PredictionRow {
+                schema_version: SCHEMA_VERSION,
+                workload: workload.to_owned(),
+                algorithm: algorithm.to_owned(),
+                counter: counter.column().to_owned(),
+                predicted: value,
+                basis: basis.clone(),
+                run_id: self.run_id.clone(),
+            });
+        }
     }
 
     /// Adds every algorithm's result on one workload: the rows of each, and
@@ -242,9 +272,13 @@ impl Rows {
             Outcome::Measured(m) => (Some(m.as_ref()), String::new()),
             Outcome::Skipped(reason) => (None, reason.clone()),
         };
-        // An algorithm that counts no work leaves the counter columns empty:
+        // An algorithm that counts no work leaves the counter columns empty,
+        // and one that cannot count a counter leaves its column empty:
         // "not counted" must not read as "none".
-        let c = m.filter(|_| result.counts_work).map(|m| m.counters);
+        let counted = |counter: Counter| {
+            m.filter(|m| result.counts_work && !m.uncounted.contains(&counter))
+                .map(|m| m.counters.get(counter))
+        };
         self.runs.push(RunRow {
             schema_version: SCHEMA_VERSION,
             algorithm: key.algorithm.clone(),
@@ -270,12 +304,13 @@ impl Rows {
             max_pending: m.map_or(facts.max_pending, |m| m.max_pending as u64),
             wakeups: m.map(|m| m.wakeups),
             empty_wakeups: m.map(|m| m.empty_wakeups),
-            slot_visits: c.map(|c| c.slot_visits),
-            empty_slot_visits: c.map(|c| c.empty_slot_visits),
-            entries_examined_not_due: c.map(|c| c.entries_examined_not_due),
-            cascades: c.map(|c| c.cascades),
-            bucket_expirations: c.map(|c| c.bucket_expirations),
-            insert_scan_steps: c.map(|c| c.insert_scan_steps),
+            slot_visits: counted(Counter::SlotVisits),
+            empty_slot_visits: counted(Counter::EmptySlotVisits),
+            entries_examined_not_due: counted(Counter::EntriesExaminedNotDue),
+            cascades: counted(Counter::Cascades),
+            bucket_expirations: counted(Counter::BucketExpirations),
+            insert_scan_steps: counted(Counter::InsertScanSteps),
+            reschedule_scan_steps: counted(Counter::RescheduleScanSteps),
             peak_bytes: m.map(|m| m.peak_bytes),
             bytes_per_pending: m.map(|m| m.peak_bytes as f64 / m.max_pending.max(1) as f64),
             allocs_measured: m.map(|m| m.allocs_measured),
@@ -560,6 +595,9 @@ pub const BYTES_PER_ROW_BOUND: u64 = 512;
 /// algorithm and built-in workload, is 11 KB).
 pub const FIXED_BYTES_BOUND: u64 = 64 * 1024;
 
+/// The most counters [`crate::theory`] predicts for one row on one workload.
+const MAX_PREDICTIONS_PER_CELL: u64 = 3;
+
 /// The rows one measured (algorithm, workload) cell adds to the run files
 /// with `repetitions` timed repetitions (see [`Rows::add_workload`]).
 pub fn rows_per_cell(repetitions: u64) -> u64 {
@@ -573,7 +611,9 @@ pub fn rows_per_cell(repetitions: u64) -> u64 {
     let latency = kinds + 1;
     // At most one: a native row against its contract row.
     let contract_cost = 1;
-    (runs + throughput + latency + contract_cost)
+    // At most a prediction per counter a design has one for.
+    let predictions = MAX_PREDICTIONS_PER_CELL;
+    (runs + throughput + latency + contract_cost + predictions)
         .saturating_add(repetitions.saturating_mul(per_repetition))
 }
 
@@ -667,6 +707,7 @@ fn write_all_with(
         swap::write_csv(&staging.join(LATENCY_FILE), &rows.latency)?;
         // Written even when empty, so that no earlier run's rows stay behind.
         swap::write_csv(&staging.join(CONTRACT_COST_FILE), &rows.contract_cost)?;
+        swap::write_csv(&staging.join(PREDICTIONS_FILE), &rows.predictions)?;
         write_json(&staging.join(METADATA_FILE), metadata)
     };
     swap::write_set(&set, stage, rename)
@@ -814,11 +855,12 @@ mod tests {
 
     #[test]
     fn rows_per_cell_follow_the_files() {
-        // runs 1, throughput 6, latency 5, contract cost 1, and 6 per repetition.
-        assert_eq!(rows_per_cell(0), 13);
-        assert_eq!(rows_per_cell(6), 49);
+        // runs 1, throughput 6, latency 5, contract cost 1, predictions 3,
+        // and 6 per repetition.
+        assert_eq!(rows_per_cell(0), 16);
+        assert_eq!(rows_per_cell(6), 52);
         assert_eq!(estimated_run_bytes(0, 6), FIXED_BYTES_BOUND);
-        assert_eq!(estimated_run_bytes(2, 6), 2 * 49 * 512 + FIXED_BYTES_BOUND);
+        assert_eq!(estimated_run_bytes(2, 6), 2 * 52 * 512 + FIXED_BYTES_BOUND);
         assert_eq!(estimated_run_bytes(u64::MAX, 6), u64::MAX, "saturates");
         assert_eq!(estimated_counts_bytes(3), 3 * 5 * 512 + FIXED_BYTES_BOUND);
     }
@@ -832,6 +874,10 @@ mod tests {
         let run_id_bytes = 25;
         let mut total = 0;
         for name in RUN_FILES {
+            // The reference run may predate the predictions.
+            if name == PREDICTIONS_FILE && !results.join(name).exists() {
+                continue;
+            }
             let text = fs::read_to_string(results.join(name)).unwrap();
             total += text.len() as u64;
             if name.ends_with(".csv") {

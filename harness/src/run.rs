@@ -24,9 +24,9 @@ use crate::memory;
 use crate::metadata::{self, ReplayOverhead};
 use crate::output::{self, Floor, Key, Rows, TapeFacts};
 use crate::replay::{self, Driver};
-use crate::select::{self, Choice};
+use crate::select::{self, Choice, WorkloadSource};
 use crate::wrap::{TERMINAL_WIDTH, wrap_words};
-use crate::{clock, stats, summary, sweeps};
+use crate::{clock, stats, summary, sweeps, theory};
 
 /// Default repetitions: the fewest for which the distribution-free interval
 /// of a median (min to max) covers at least 95% (1 - 2/64 = 96.9%).
@@ -207,6 +207,20 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
             driver: driver.name().to_owned(),
         };
         rows.add_workload(&key, &facts, &result.results, floor, plan_seed);
+        let spec = match source {
+            WorkloadSource::Spec { spec, .. } => Some(spec.as_ref()),
+            WorkloadSource::Trace { .. } => None,
+        };
+        rows.add_predictions(
+            &workload,
+            theory::for_workload(spec, &prepared.tape),
+            |algorithm| {
+                result
+                    .results
+                    .iter()
+                    .any(|r| r.algorithm == algorithm && matches!(r.outcome, Outcome::Measured(_)))
+            },
+        );
         let measured_ops = facts.inserts + facts.cancels + facts.reschedules;
         let per_op = output::whole_per_op(&result.overhead, measured_ops);
         overheads.push(ReplayOverhead {

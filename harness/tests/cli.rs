@@ -582,6 +582,7 @@ fn same_seed_gives_identical_counters_and_checksums() {
                 "contract_cost.csv",
                 "latency.csv",
                 "metadata.json",
+                "predictions.csv",
                 "repetitions.csv",
                 "runs.csv",
                 "throughput.csv"
@@ -904,6 +905,7 @@ fn a_run_names_its_id_in_every_row_and_leaves_nothing_behind() {
             "counts.csv",
             "latency.csv",
             "metadata.json",
+            "predictions.csv",
             "repetitions.csv",
             "runs.csv",
             "throughput.csv"

@@ -11,7 +11,7 @@
 //! Layers: [`input`] reads and checks the files (the one place that knows the
 //! schema), [`model`] indexes them, gives each algorithm its family, colour
 //! and marker, and sets the variant rows of parameter sweeps apart,
-//! [`summary`], [`parameters`] and [`tables`] compute the tables, [`charts`]
+//! [`summary`], [`parameters`], [`predicted`] and [`tables`] compute the tables, [`charts`]
 //! draws the SVGs, [`page`] assembles the documents and [`output`] writes the
 //! directory atomically.
 
@@ -22,6 +22,7 @@ pub mod model;
 pub mod output;
 pub mod page;
 pub mod parameters;
+pub mod predicted;
 pub mod summary;
 pub mod tables;
 
@@ -86,6 +87,7 @@ pub fn generate(results_dir: &Path, highlight: &[String]) -> Result<(PathBuf, us
         )));
     }
     let mut model = model::Model::new(results);
+    model.set_predictions(input::read_predictions(results_dir).map_err(Failure::Input)?);
     model
         .set_highlight(highlight)
         .map_err(|message| Failure::Input(input::InputError::new(results_dir, None, message)))?;

@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 
 use crate::input::{
-    AlgorithmEntry, CountRow, LatencyRow, Results, RunRow, SweepPoint, ThroughputRow,
+    AlgorithmEntry, CountRow, LatencyRow, PredictionRow, Results, RunRow, SweepPoint, ThroughputRow,
 };
 
 /// An RGB colour.
@@ -212,6 +212,9 @@ pub struct Model {
     /// The algorithms the x-y charts draw in colour (`--highlight`); every
     /// other line is grey. Empty: all in colour.
     pub highlight: Vec<String>,
+    /// `predictions.csv`'s rows (empty for a run made before predictions):
+    /// read apart from `results`, see [`Model::set_predictions`].
+    pub predictions: Vec<PredictionRow>,
     runs: BTreeMap<(String, String), RunRow>,
     throughput: BTreeMap<OpKey, ThroughputRow>,
     latency: BTreeMap<OpKey, LatencyRow>,
@@ -327,10 +330,17 @@ impl Model {
             variants,
             workloads,
             highlight: Vec::new(),
+            predictions: Vec::new(),
             runs,
             throughput,
             latency,
         }
+    }
+
+    /// Sets the closed-form predictions of the work counters
+    /// (`predictions.csv`, which the schema's reader has held to the run).
+    pub fn set_predictions(&mut self, predictions: Vec<PredictionRow>) {
+        self.predictions = predictions;
     }
 
     /// Sets the algorithms the x-y charts draw in colour; an error naming the

@@ -226,6 +226,9 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
             )
             .collect(),
     });
+    if let Some(section) = predicted_section(model) {
+        out.push(section);
+    }
     out.push(Section {
         title: "Latency percentiles per workload".to_owned(),
         parts: std::iter::once(Part::Text(READ_LATENCY.to_owned()))
@@ -367,6 +370,38 @@ fn counted_build(build: &crate::input::CountsBuild, run_commit: &str) -> String 
             short(run_commit)
         )
     }
+}
+
+/// The work counters beside their closed-form predictions, when the
+/// results have `predictions.csv` with a workload that has one.
+fn predicted_section(model: &Model) -> Option<Section> {
+    let table = crate::predicted::predicted_table(model)?;
+    let none: Vec<String> = crate::predicted::without_closed_form(model)
+        .into_iter()
+        .map(|(workload, why)| format!("`{workload}` ({why})"))
+        .collect();
+    let none = if none.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Workloads with no closed form, so no row: {}.",
+            none.join(", ")
+        )
+    };
+    Some(Section {
+        title: "Predicted and counted work".to_owned(),
+        parts: vec![
+            Part::Text(format!(
+                "From `predictions.csv`: what Varghese and Lauck's analysis predicts for a work \
+                 counter from the workload's law (Poisson arrivals, constant or uniform delays \
+                 and cancels) and the design's parameters, beside the count in `runs.csv`, and \
+                 the ratio counted / predicted. A prediction is an expectation over the \
+                 arrivals, so a small one (tens) is noise-bound; the formulas and the section \
+                 of the paper for each are in `harness/src/theory.rs`.{none}"
+            )),
+            Part::Table(table),
+        ],
+    })
 }
 
 /// This run against an earlier one, when the results have `comparison.csv`

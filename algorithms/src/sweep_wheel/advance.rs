@@ -273,7 +273,9 @@ impl<P> SweepWheel<P> {
     pub(super) fn count_swept(&mut self, swept: Swept) {
         self.counters.cascades += swept.refiled;
         self.counters.entries_examined_not_due += swept.stale;
-        self.counters.empty_slot_visits += u64::from(swept.current == 0);
+        // Every current timer either fired or was filed again, so the visit
+        // fired nothing (an empty tick) when all of them were filed again.
+        self.counters.empty_slot_visits += u64::from(swept.current == swept.refiled);
     }
 
     /// Sweeps `handles`: drops the stale ones, fires every timer due by

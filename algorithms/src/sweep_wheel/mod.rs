@@ -175,13 +175,16 @@
 //!
 //! * `slot_visits`: one per slot taken, and one per advance that takes
 //!   entries from the run.
-//! * `empty_slot_visits`: a slot taken that held no current handle (only
-//!   stale ones, left by cancels and moves).
+//! * `empty_slot_visits`: a slot taken (or a run visit) that fired nothing:
+//!   it held only stale handles (left by cancels and moves), or every
+//!   current timer in it was filed again.
 //! * `entries_examined_not_due`: stale handles swept.
 //! * `cascades`: current handles filed again when their slot was taken
 //!   without firing: moved down from a higher level or into the run, or a
 //!   timer whose deadline was pushed back.
-//! * `insert_scan_steps`: the short list's entries walked past by an insert.
+//! * `insert_scan_steps`: the short list's entries walked past by an insert;
+//!   `reschedule_scan_steps` the same for a reschedule that moves a timer
+//!   earlier into the short list.
 //! * `bucket_expirations` stays 0.
 //!
 //! # Parameters
@@ -369,7 +372,12 @@ impl<P> TimerQueue<P> for SweepWheel<P> {
             // before `deadline` and filed again then.
             return Some(handle);
         }
-        Some(self.move_earlier(handle, deadline))
+        // The short list's walk, if the move takes it there, is the
+        // reschedule's to count.
+        let before = self.counters.insert_scan_steps;
+        let moved = self.move_earlier(handle, deadline);
+        self.counters.charge_walk_to_reschedule(before);
+        Some(moved)
     }
 
     #[inline]

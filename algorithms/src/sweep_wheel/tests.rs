@@ -564,3 +564,15 @@ fn a_small_wheel_that_empties_keeps_its_storage() {
     assert!(wheel.is_empty());
     assert_eq!(wheel.timers.capacity(), 100, "below RELEASE_MIN_TIMERS");
 }
+
+#[test]
+fn a_slot_whose_timers_are_all_filed_again_is_an_empty_tick() {
+    let mut wheel = wheel();
+    wheel.insert(120_000, 1);
+    // Level 2's slot 1 (65,536..=131,071) is taken at 110,000 and its one
+    // timer, due later, is filed again: a visit that fired nothing.
+    assert_eq!(fire(&mut wheel, 110_000), vec![]);
+    assert_eq!(wheel.counters.slot_visits, 1);
+    assert_eq!(wheel.counters.cascades, 1);
+    assert_eq!(wheel.counters.empty_slot_visits, 1);
+}

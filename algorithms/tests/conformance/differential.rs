@@ -197,6 +197,7 @@ impl<Q: Algorithm + TimerQueue<Payload>> Run<Q> {
             (now.cascades, before.cascades),
             (now.bucket_expirations, before.bucket_expirations),
             (now.insert_scan_steps, before.insert_scan_steps),
+            (now.reschedule_scan_steps, before.reschedule_scan_steps),
         ];
         assert!(
             pairs.iter().all(|(after, earlier)| after >= earlier),

@@ -37,6 +37,9 @@ pub const LATENCY_FILE: &str = "latency.csv";
 /// reader (a run without native rows, or one made before they existed, has
 /// none).
 pub const CONTRACT_COST_FILE: &str = "contract_cost.csv";
+/// What the closed forms predict for the work counters (the harness's
+/// `theory`): optional for a reader (a run made before predictions has none).
+pub const PREDICTIONS_FILE: &str = "predictions.csv";
 /// Run metadata (JSON).
 pub const METADATA_FILE: &str = "metadata.json";
 /// `timerbench counts`: instructions, simulated cache misses and
@@ -50,12 +53,13 @@ pub const COUNTS_METADATA_FILE: &str = "counts.json";
 pub const COMPARISON_FILE: &str = "comparison.csv";
 
 /// The files of a run, in the order they are moved into place.
-pub const RUN_FILES: [&str; 6] = [
+pub const RUN_FILES: [&str; 7] = [
     RUNS_FILE,
     THROUGHPUT_FILE,
     REPETITIONS_FILE,
     LATENCY_FILE,
     CONTRACT_COST_FILE,
+    PREDICTIONS_FILE,
     METADATA_FILE,
 ];
 

@@ -36,8 +36,8 @@
 //!
 //! Modules: [`files`] (names, version, sets), [`error`], [`check`] (checks
 //! beyond parsing), a module per file's row type ([`runs`], [`throughput`],
-//! [`repetitions`], [`latency`], [`contract_cost`], [`counts`],
-//! [`comparison`]), [`metadata`], [`parse`] (one file's text into rows),
+//! [`repetitions`], [`latency`], [`contract_cost`], [`predictions`],
+//! [`counts`], [`comparison`]), [`metadata`], [`parse`] (one file's text into rows),
 //! [`run_ids`] (the one-run rule) and [`reader`] (the whole directory).
 
 pub mod check;
@@ -49,6 +49,7 @@ pub mod files;
 pub mod latency;
 pub mod metadata;
 pub mod parse;
+pub mod predictions;
 pub mod reader;
 pub mod repetitions;
 pub mod run_ids;
@@ -62,8 +63,8 @@ pub use counts::{CountRow, CountsBuild};
 pub use error::InputError;
 pub use files::{
     COMPARISON_FILE, CONTRACT_COST_FILE, COUNTS_FILE, COUNTS_FILES, COUNTS_METADATA_FILE,
-    LATENCY_FILE, METADATA_FILE, REPETITIONS_FILE, RUN_FILES, RUN_ID_COLUMN, RUN_STALE_FILES,
-    RUNS_FILE, SCHEMA_VERSION, THROUGHPUT_FILE, VERSION_COLUMN,
+    LATENCY_FILE, METADATA_FILE, PREDICTIONS_FILE, REPETITIONS_FILE, RUN_FILES, RUN_ID_COLUMN,
+    RUN_STALE_FILES, RUNS_FILE, SCHEMA_VERSION, THROUGHPUT_FILE, VERSION_COLUMN,
 };
 pub use latency::LatencyRow;
 pub use metadata::{
@@ -71,7 +72,8 @@ pub use metadata::{
     SweepPoint, SystemEntry, parse_counts_build, parse_metadata, read_counts_build, read_metadata,
 };
 pub use parse::{parse_csv, read_csv, read_optional_csv};
-pub use reader::{Results, RunFiles, read_results};
+pub use predictions::PredictionRow;
+pub use reader::{Results, RunFiles, read_predictions, read_results};
 pub use repetitions::{PASS_WHOLE, RepetitionRow};
 pub use run_ids::mixed_runs;
 pub use runs::{RunRow, STATUS_OK, STATUS_SKIPPED};

@@ -32,11 +32,12 @@ use crate::counts::{CountRow, CountsBuild};
 use crate::error::InputError;
 use crate::files::{
     COMPARISON_FILE, CONTRACT_COST_FILE, COUNTS_FILE, COUNTS_METADATA_FILE, LATENCY_FILE,
-    METADATA_FILE, REPETITIONS_FILE, RUNS_FILE, THROUGHPUT_FILE,
+    METADATA_FILE, PREDICTIONS_FILE, REPETITIONS_FILE, RUNS_FILE, THROUGHPUT_FILE,
 };
 use crate::latency::LatencyRow;
 use crate::metadata::{Metadata, read_counts_build, read_metadata};
 use crate::parse::{read_csv, read_optional_csv};
+use crate::predictions::PredictionRow;
 use crate::repetitions::RepetitionRow;
 use crate::run_ids::mixed_runs;
 use crate::runs::RunRow;
@@ -83,6 +84,9 @@ pub struct RunFiles {
     pub contract_cost: Vec<ContractCostRow>,
     /// `comparison.csv`, empty when the file is absent or empty.
     pub comparison: Vec<ComparisonRow>,
+    /// `predictions.csv`, empty when the file is absent or empty (the
+    /// report reads it with [`read_predictions`], after this check).
+    pub predictions: Vec<PredictionRow>,
 }
 
 impl RunFiles {
@@ -130,6 +134,7 @@ impl RunFiles {
             latency: read_present(&dir.join(LATENCY_FILE))?,
             contract_cost: read_optional_csv(&dir.join(CONTRACT_COST_FILE))?,
             comparison: read_optional_csv(&dir.join(COMPARISON_FILE))?,
+            predictions: read_optional_csv(&dir.join(PREDICTIONS_FILE))?,
         };
         files.check_one_run()?;
         Ok(files)
@@ -195,6 +200,7 @@ impl RunFiles {
             ),
             (CONTRACT_COST_FILE, ids(&self.contract_cost, |r| &r.run_id)),
             (COMPARISON_FILE, ids(&self.comparison, |r| &r.run_id)),
+            (PREDICTIONS_FILE, ids(&self.predictions, |r| &r.run_id)),
         ];
         match mixed_runs(&files) {
             Some(which) => Err(InputError::new(
@@ -215,6 +221,13 @@ fn read_present<T: DeserializeOwned + CheckRow>(path: &Path) -> Result<Option<Ve
     } else {
         Ok(None)
     }
+}
+
+/// `predictions.csv` of the results directory `dir`, checked; empty when it
+/// is absent (a run made before predictions). [`read_results`] has already
+/// held it to the run's id.
+pub fn read_predictions(dir: &Path) -> Result<Vec<PredictionRow>, InputError> {
+    read_optional_csv(&dir.join(PREDICTIONS_FILE))
 }
 
 /// Reads and checks every file of the results directory `dir`: the run's

@@ -104,6 +104,10 @@ pub struct RunRow {
     pub quiet_bytes: Option<u64>,
     /// Timers pending then.
     pub quiet_pending: Option<u64>,
+    /// Steps of a reschedule's scan for the timer's new place (absent in
+    /// files made before reschedule walks were counted apart from inserts',
+    /// which counted them in `insert_scan_steps`).
+    pub reschedule_scan_steps: Option<u64>,
     /// The run that wrote the row (empty in files made before run ids).
     #[serde(default)]
     pub run_id: String,
