@@ -38,7 +38,7 @@ fn committed_header(name: &str) -> String {
 /// Columns added at the end (before `run_id`) since the committed reference
 /// run was made, by file: the writer's header is the committed one with
 /// these. Empty once the reference run is made again.
-const ADDED_SINCE_REFERENCE: &[(&str, &str)] = &[(RUNS_FILE, "reschedule_scan_steps")];
+const ADDED_SINCE_REFERENCE: &[(&str, &str)] = &[];
 
 /// `header` without the columns added since the reference run to `name`.
 fn without_added(name: &str, header: &str) -> String {
