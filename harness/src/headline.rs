@@ -393,7 +393,7 @@ fn worst_prediction<'a>(
             let run = runs
                 .iter()
                 .find(|r| r.algorithm == row.algorithm && r.workload == row.workload)?;
-            Some((row, counter_of(run, &row.counter)? as f64 / predicted))
+            Some((row, run.counter(&row.counter)? as f64 / predicted))
         })
         .collect();
     let (row, ratio) = ratios
@@ -404,20 +404,6 @@ fn worst_prediction<'a>(
         ratio: *ratio,
         compared: ratios.len(),
     })
-}
-
-/// A work counter of a `runs.csv` row by its column's name.
-fn counter_of(run: &RunRow, column: &str) -> Option<u64> {
-    match column {
-        "slot_visits" => run.slot_visits,
-        "empty_slot_visits" => run.empty_slot_visits,
-        "entries_examined_not_due" => run.entries_examined_not_due,
-        "cascades" => run.cascades,
-        "bucket_expirations" => run.bucket_expirations,
-        "insert_scan_steps" => run.insert_scan_steps,
-        "reschedule_scan_steps" => run.reschedule_scan_steps,
-        _ => None,
-    }
 }
 
 /// The extreme (smallest, largest) of `items` by `key`.

@@ -18,16 +18,7 @@ use crate::tables::{Row, Table, TableCell};
 /// A count in `runs.csv` by its column's name: `None` when the field is
 /// empty (not counted, or a skipped row) or the name is no counter's.
 pub fn counted(run: &RunRow, column: &str) -> Option<u64> {
-    match column {
-        "slot_visits" => run.slot_visits,
-        "empty_slot_visits" => run.empty_slot_visits,
-        "entries_examined_not_due" => run.entries_examined_not_due,
-        "cascades" => run.cascades,
-        "bucket_expirations" => run.bucket_expirations,
-        "insert_scan_steps" => run.insert_scan_steps,
-        "reschedule_scan_steps" => run.reschedule_scan_steps,
-        _ => None,
-    }
+    run.counter(column)
 }
 
 /// The smallest prediction a ratio is shown for: below one expected event

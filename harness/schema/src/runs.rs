@@ -118,6 +118,21 @@ impl RunRow {
     pub fn is_ok(&self) -> bool {
         self.status == STATUS_OK
     }
+
+    /// A work counter by its column's name: `None` when the field is empty
+    /// (not counted, or a skipped row) or the name is no counter's.
+    pub fn counter(&self, column: &str) -> Option<u64> {
+        match column {
+            "slot_visits" => self.slot_visits,
+            "empty_slot_visits" => self.empty_slot_visits,
+            "entries_examined_not_due" => self.entries_examined_not_due,
+            "cascades" => self.cascades,
+            "bucket_expirations" => self.bucket_expirations,
+            "insert_scan_steps" => self.insert_scan_steps,
+            "reschedule_scan_steps" => self.reschedule_scan_steps,
+            _ => None,
+        }
+    }
 }
 
 impl CheckRow for RunRow {
