@@ -120,13 +120,13 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use crate::error::WorkloadError;
 use crate::ftrace_line::{Event, TimerFlags, event_line, lost_events, parse_event};
-use crate::input::{MAX_TAPE_OPS, MAX_TRACE_LINE_BYTES, open_regular};
-use crate::spec::{BOM, check_name};
+use crate::input::{MAX_TAPE_OPS, MAX_TRACE_LINE_BYTES, TextLine, next_text_line, open_regular};
+use crate::spec::check_name;
 use crate::tape::{MAX_TIME, Op, Tape, Tick, TimedOp};
 
 /// The longest gap between a cancel and a start of the same address that is
@@ -578,33 +578,25 @@ fn read_events(
     let mut raw = Vec::new();
     let mut line = 0u64;
     loop {
-        raw.clear();
-        let got = (&mut reader)
-            .take(MAX_TRACE_LINE_BYTES as u64 + 1)
-            .read_until(b'\n', &mut raw)
-            .map_err(|error| WorkloadError::TraceUnreadable {
+        let next = next_text_line(&mut reader, &mut raw, line == 0).map_err(|error| {
+            WorkloadError::TraceUnreadable {
                 path: path.to_owned(),
                 error,
-            })?;
-        if got == 0 {
-            break;
-        }
+            }
+        })?;
+        let Some(next) = next else { break };
         line += 1;
-        let content = raw.strip_suffix(b"\n").unwrap_or(&raw);
-        if content.len() > MAX_TRACE_LINE_BYTES {
-            return Err(error(
-                line,
-                format!(
-                    "the line is longer than {MAX_TRACE_LINE_BYTES} bytes; a kernel trace's lines \
-                     are events or `#` comments (is this a text file?)"
-                ),
-            ));
-        }
-        let content = content.strip_suffix(b"\r").unwrap_or(content);
-        let content = if line == 1 {
-            content.strip_prefix(BOM.as_bytes()).unwrap_or(content)
-        } else {
-            content
+        let content = match next {
+            TextLine::Line(content) => content,
+            TextLine::TooLong => {
+                return Err(error(
+                    line,
+                    format!(
+                        "the line is longer than {MAX_TRACE_LINE_BYTES} bytes; a kernel trace's lines \
+                         are events or `#` comments (is this a text file?)"
+                    ),
+                ));
+            }
         };
         let Ok(text) = std::str::from_utf8(content) else {
             return Err(error(line, "the line is not valid UTF-8 text".to_owned()));

@@ -10,7 +10,7 @@
 //! [`MAX_TAPE_OPS`] operations.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 use std::path::Path;
 
 /// The most operations a tape may hold: 10^8 operations of 24 bytes are 2.4 GB.
@@ -83,6 +83,47 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// One line of a text input, as [`next_text_line`] reads it.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum TextLine<'a> {
+    /// The line without its `\n` or `\r\n`, and on the first line without a
+    /// byte-order mark (which some editors write).
+    Line(&'a [u8]),
+    /// The line is longer than [`MAX_TRACE_LINE_BYTES`]: not a text input.
+    TooLong,
+}
+
+/// Reads the next line of a trace (`--trace` or `--ftrace`) into `raw`,
+/// reading at most [`MAX_TRACE_LINE_BYTES`] + 1 bytes of it, so that a file
+/// with no line breaks is refused without being read whole. `None` at the
+/// end; `first` strips a byte-order mark.
+pub(crate) fn next_text_line<'a>(
+    reader: &mut impl BufRead,
+    raw: &'a mut Vec<u8>,
+    first: bool,
+) -> io::Result<Option<TextLine<'a>>> {
+    raw.clear();
+    let read = reader
+        .take(MAX_TRACE_LINE_BYTES as u64 + 1)
+        .read_until(b'\n', raw)?;
+    if read == 0 {
+        return Ok(None);
+    }
+    let content = raw.strip_suffix(b"\n").unwrap_or(raw);
+    if content.len() > MAX_TRACE_LINE_BYTES {
+        return Ok(Some(TextLine::TooLong));
+    }
+    let content = content.strip_suffix(b"\r").unwrap_or(content);
+    let content = if first {
+        content
+            .strip_prefix(crate::spec::BOM.as_bytes())
+            .unwrap_or(content)
+    } else {
+        content
+    };
+    Ok(Some(TextLine::Line(content)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,5 +157,28 @@ mod tests {
             let error = open_regular(Path::new("/dev/zero")).unwrap_err();
             assert!(error.to_string().starts_with("it is a device"), "{error}");
         }
+    }
+
+    #[test]
+    fn text_lines_lose_their_ends_and_the_first_its_mark() {
+        let text = format!("{}a,b\r\nc\n\nd", crate::spec::BOM);
+        let mut reader = io::BufReader::new(text.as_bytes());
+        let mut raw = Vec::new();
+        let mut lines = Vec::new();
+        let mut first = true;
+        while let Some(line) = next_text_line(&mut reader, &mut raw, first).unwrap() {
+            lines.push(match line {
+                TextLine::Line(bytes) => String::from_utf8(bytes.to_vec()).unwrap(),
+                TextLine::TooLong => "too long".to_owned(),
+            });
+            first = false;
+        }
+        assert_eq!(lines, ["a,b", "c", "", "d"]);
+        let long = vec![b'x'; MAX_TRACE_LINE_BYTES + 1];
+        let mut reader = io::BufReader::new(long.as_slice());
+        assert_eq!(
+            next_text_line(&mut reader, &mut raw, true).unwrap(),
+            Some(TextLine::TooLong)
+        );
     }
 }
