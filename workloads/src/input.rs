@@ -83,6 +83,9 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The UTF-8 byte-order mark some editors put at the start of a file.
+pub const BOM: &str = "\u{feff}";
+
 /// One line of a text input, as [`next_text_line`] reads it.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum TextLine<'a> {
@@ -115,9 +118,7 @@ pub(crate) fn next_text_line<'a>(
     }
     let content = content.strip_suffix(b"\r").unwrap_or(content);
     let content = if first {
-        content
-            .strip_prefix(crate::spec::BOM.as_bytes())
-            .unwrap_or(content)
+        content.strip_prefix(BOM.as_bytes()).unwrap_or(content)
     } else {
         content
     };
@@ -161,7 +162,7 @@ mod tests {
 
     #[test]
     fn text_lines_lose_their_ends_and_the_first_its_mark() {
-        let text = format!("{}a,b\r\nc\n\nd", crate::spec::BOM);
+        let text = format!("{}a,b\r\nc\n\nd", BOM);
         let mut reader = io::BufReader::new(text.as_bytes());
         let mut raw = Vec::new();
         let mut lines = Vec::new();

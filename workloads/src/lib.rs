@@ -90,11 +90,12 @@ pub use ftrace::{
     kernel_timer_starts, parse_ftrace,
 };
 pub use ftrace_line::TimerFlags;
+pub use input::BOM;
 pub use input::{MAX_SPEC_BYTES, MAX_TAPE_OPS, MAX_TRACE_LINE_BYTES};
 pub use ratas::{MAX_PAIRS, MIN_PAIRS, Ratas, TICKS_PER_SECOND as RATAS_TICKS_PER_SECOND};
 pub use scale::Scale;
 pub use shape::{Delays, Shape};
-pub use spec::{BOM, Cancel, Periodic, Rearm, Spec, check_name, decode_text};
+pub use spec::{Cancel, Periodic, Rearm, Spec, check_name, decode_text};
 pub use tape::{MAX_TIME, Op, Tape, Tick, TimedOp};
 pub use trace::load_trace;
 pub use trace_write::write_trace;

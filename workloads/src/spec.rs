@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dist::{Distribution, FieldError, check_real, check_ticks};
 use crate::error::WorkloadError;
-use crate::input::MAX_TAPE_OPS;
+use crate::input::{BOM, MAX_TAPE_OPS};
 use crate::ratas::{MAX_PAIRS, MIN_PAIRS, Ratas};
 use crate::spec_error;
 use crate::tape::Tick;
@@ -43,9 +43,6 @@ pub fn check_name(name: &str) -> Result<(), String> {
 fn is_one_line(text: &str) -> bool {
     !text.trim().is_empty() && !text.contains(['\n', '\r'])
 }
-
-/// The UTF-8 byte-order mark some editors put at the start of a file.
-pub const BOM: &str = "\u{feff}";
 
 /// `bytes` as text without a leading byte-order mark; `Err` with the line
 /// (from 1) and byte offset (from 0) of the first invalid UTF-8 sequence.
