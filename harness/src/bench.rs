@@ -316,8 +316,11 @@ pub struct WorkloadResult {
 pub struct Settings {
     /// The event or tick driver.
     pub driver: Driver,
-    /// Timed repetitions of each pass.
+    /// Timed repetitions of the whole pass.
     pub repeat: u32,
+    /// Batched passes of each contender that runs them, spread over its
+    /// repetitions (`plan::has_batched`).
+    pub batched_repeat: u32,
     /// Seed of the run plan's shuffle.
     pub plan_seed: u64,
     /// The longest an algorithm's untimed verification pass may run before
@@ -326,10 +329,10 @@ pub struct Settings {
     pub budget: Duration,
 }
 
-/// The default `--budget`: 60 seconds for one verification pass, about
-/// eight times the longest in the reference run at `40d9dd3` (`hashed-wheel`
-/// at 4,096 slots on `scaling-1e6`, whose fourteen passes took 110 s in all,
-/// `wall_ms` in `runs.csv`; of the defaults, `sorted-list` on `periodic`, 40 s).
+/// The default `--budget`: 60 seconds for one verification pass, several
+/// times the longest a default cell's pass takes (`sorted-list` on
+/// `periodic`, whose passes take seconds each: `wall_ms` in `runs.csv` over
+/// its passes).
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(60);
 
 /// What [`run_workload`] reports as it goes, for a progress display.
@@ -882,13 +885,18 @@ pub fn run_contenders(
     overhead.check(&mut bench)?;
     let mut asks: Vec<Ask> = timed
         .iter()
-        .map(|&i| Ask {
-            batched: contenders[i].batched(),
-            repeat: contenders[i].repetitions(settings.repeat),
+        .map(|&i| {
+            let repeat = contenders[i].repetitions(settings.repeat);
+            let batched = if contenders[i].batched() {
+                settings.batched_repeat.min(repeat)
+            } else {
+                0
+            };
+            Ask { batched, repeat }
         })
         .collect();
     asks.push(Ask {
-        batched: overhead.batched(),
+        batched: 0,
         repeat: settings.repeat,
     });
     let items = plan::plan(&asks, settings.plan_seed);
@@ -1086,6 +1094,7 @@ mod tests {
     const SETTINGS: Settings = Settings {
         driver: Driver::Event,
         repeat: 2,
+        batched_repeat: 2,
         plan_seed: 5,
         budget: DEFAULT_BUDGET,
     };

@@ -19,7 +19,7 @@ use crate::judge::command::{CompareConfig, Form};
 use crate::judge::runs;
 use crate::plain::CrosscheckConfig;
 use crate::replay::Driver;
-use crate::run::{DEFAULT_REPEAT, RunConfig};
+use crate::run::{DEFAULT_BATCHED_REPEAT, DEFAULT_REPEAT, RunConfig};
 use crate::select::{self, Choice, Inputs};
 
 // `timerbench counts`' flags.
@@ -341,6 +341,13 @@ pub struct RunArgs {
     /// interleaved order; 6 or more give every median a 95% interval.
     #[arg(long, default_value_t = DEFAULT_REPEAT, value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT))]
     pub repeat: u32,
+    /// Batched passes (the per-operation-kind split) of each (algorithm,
+    /// workload), spread evenly over its repetitions; at most --repeat. The
+    /// split is a secondary figure and each batched pass costs about as much as
+    /// a whole one, so by default it gets fewer; 6 give its medians 95%
+    /// intervals too.
+    #[arg(long, default_value_t = DEFAULT_BATCHED_REPEAT, value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT))]
+    pub batched_repeat: u32,
     /// The furthest tick a workload may run to under a ticked wheel (which
     /// may step every tick; it is skipped beyond, with the reason in runs.csv)
     /// or under the tick driver (which advances every tick; such a workload is
@@ -368,6 +375,7 @@ impl RunArgs {
             driver: self.driver.into(),
             out: self.out,
             repeat: self.repeat,
+            batched_repeat: self.batched_repeat.min(self.repeat),
             max_ticks: self.max_ticks,
             max_memory_gib: self.max_memory_gib,
             budget: self.budget,

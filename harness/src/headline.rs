@@ -309,8 +309,8 @@ pub fn headline_block(dir: &Path) -> Result<String> {
     let lines = lines_of(dir, &run)?;
     let facts = &run.facts;
     let mut text = format!(
-        "{HEADLINE_BEGIN}\nThe committed reference run: scale `{}`, seed `{:#x}`, {} interleaved repetitions of every \
-         timed pass, on {} ({}), measuring for {:.0} minutes. ns/op is the whole-pass median per insert, cancel or reschedule, \
+        "{HEADLINE_BEGIN}\nThe committed reference run: scale `{}`, seed `{:#x}`, {} interleaved repetitions of every whole \
+         pass, on {} ({}), measuring for {:.0} minutes. ns/op is the whole-pass median per insert, cancel or reschedule, \
          advances included, with its 95% interval; a lead is the rival's time over the design's.\n\n\
          | workload | fastest exact design | ns/op | lead over the best crate | lead over the best std baseline | \
          fastest inexact: ns/op, most ticks late |\n|---|---|---|---|---|---|\n",

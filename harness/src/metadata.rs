@@ -24,8 +24,11 @@ pub struct Settings {
     pub scale: String,
     /// `event` or `tick`.
     pub driver: String,
-    /// Timed repetitions of each pass.
+    /// Timed repetitions of the whole pass.
     pub repetitions: u32,
+    /// Batched passes of each cell (at most `repetitions`; fewer for a heavy
+    /// contender, as its whole passes).
+    pub batched_repetitions: u32,
     /// The furthest tick a ticked wheel or the tick driver may be run to
     /// (`--max-ticks`).
     pub max_ticks: u64,

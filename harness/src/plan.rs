@@ -50,15 +50,32 @@ pub struct Item {
 /// What one contender asks of the plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ask {
-    /// Whether it runs batched passes too (the replay-overhead probe needs no
-    /// per-kind split).
-    pub batched: bool,
+    /// Its batched passes, spread over its blocks ([`has_batched`]); 0 for
+    /// none (the replay-overhead probe and a sweep point need no per-kind
+    /// split).
+    pub batched: u32,
     /// Its repetitions: it is in blocks `0..repeat`.
     pub repeat: u32,
 }
 
-/// The plan for `contenders`: block `r` holds the whole (and batched) pass of
-/// every contender with more than `r` repetitions, shuffled.
+/// Whether block `repetition` of a contender with `repeat` whole passes and
+/// `batched` batched ones holds a batched pass: the blocks where
+/// `repetition * batched / repeat` steps up, so that the batched passes are
+/// spread evenly over the workload's time (blocks 1, 3 and 5 for three of
+/// six) rather than bunched at its start, where a drift would land on them
+/// all. Every block has one when `batched >= repeat`.
+pub fn has_batched(repetition: u32, repeat: u32, batched: u32) -> bool {
+    if repetition >= repeat || batched == 0 {
+        return false;
+    }
+    let batched = u64::from(batched.min(repeat));
+    let (r, n) = (u64::from(repetition), u64::from(repeat));
+    (r + 1) * batched / n > r * batched / n
+}
+
+/// The plan for `contenders`: block `r` holds the whole pass of every
+/// contender with more than `r` repetitions, and its batched pass where
+/// [`has_batched`] says so, shuffled.
 pub fn plan(contenders: &[Ask], seed: u64) -> Vec<Item> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut items = Vec::new();
@@ -74,7 +91,7 @@ pub fn plan(contenders: &[Ask], seed: u64) -> Vec<Item> {
                     pass: Pass::Whole,
                     repetition,
                 };
-                let batched = ask.batched.then_some(Item {
+                let batched = has_batched(repetition, ask.repeat, ask.batched).then_some(Item {
                     pass: Pass::Batched,
                     ..whole
                 });
@@ -94,8 +111,46 @@ mod tests {
     fn asks(batched: &[bool], repeat: u32) -> Vec<Ask> {
         batched
             .iter()
-            .map(|&batched| Ask { batched, repeat })
+            .map(|&batched| Ask {
+                batched: if batched { repeat } else { 0 },
+                repeat,
+            })
             .collect()
+    }
+
+    #[test]
+    fn batched_passes_are_spread_over_the_blocks() {
+        let blocks = |repeat, batched| -> Vec<u32> {
+            (0..repeat + 2)
+                .filter(|&r| has_batched(r, repeat, batched))
+                .collect()
+        };
+        assert_eq!(blocks(6, 3), [1, 3, 5]);
+        assert_eq!(blocks(6, 6), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(blocks(6, 9), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(blocks(3, 3), [0, 1, 2]);
+        assert_eq!(blocks(6, 0), Vec::<u32>::new());
+        assert_eq!(blocks(2, 3), [0, 1]);
+        assert_eq!(blocks(20, 3).len(), 3);
+        assert_eq!(blocks(1, 3), [0]);
+    }
+
+    #[test]
+    fn fewer_batched_passes_leave_whole_passes_in_every_block() {
+        let items = plan(
+            &[Ask {
+                batched: 3,
+                repeat: 6,
+            }],
+            5,
+        );
+        assert_eq!(items.len(), 6 + 3);
+        let batched: Vec<u32> = items
+            .iter()
+            .filter(|item| item.pass == Pass::Batched)
+            .map(|item| item.repetition)
+            .collect();
+        assert_eq!(batched, [1, 3, 5]);
     }
 
     #[test]

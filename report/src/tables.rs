@@ -981,7 +981,14 @@ pub fn metadata_table(model: &Model) -> Table {
         ),
         (
             "repetitions",
-            format!("{} per timed pass, interleaved", m.repetitions),
+            match m.batched_repetitions {
+                Some(batched) if batched < m.repetitions => format!(
+                    "{} whole passes per cell and {batched} batched ones (the per-kind split) \
+                     spread among them, interleaved; fewer for a heavy cell",
+                    m.repetitions
+                ),
+                _ => format!("{} per timed pass, interleaved", m.repetitions),
+            },
         ),
         ("interval of a median", m.statistics.median_ci.clone()),
         ("interval of a ratio", m.statistics.ratio_ci.clone()),

@@ -239,8 +239,12 @@ pub struct Metadata {
     /// CPU seconds the hypervisor took from the VM during the run.
     #[serde(default)]
     pub steal_seconds: Option<f64>,
-    /// Timed repetitions of each pass.
+    /// Timed repetitions of the whole pass.
     pub repetitions: u64,
+    /// Batched passes of each cell (`None` in runs made when every cell ran
+    /// as many batched passes as whole ones).
+    #[serde(default)]
+    pub batched_repetitions: Option<u64>,
     /// How the intervals and ties were computed.
     pub statistics: Statistics,
     /// Per workload, the replay loop's own cost.
