@@ -191,7 +191,7 @@ fn the_scaling_sweep_measures_equal_work() {
     assert_eq!(counts.len(), 4);
     for (name, inserts) in &counts {
         assert!(
-            (266_000..294_000).contains(inserts),
+            (133_000..147_000).contains(inserts),
             "{name}: {inserts} measured inserts"
         );
     }
@@ -671,10 +671,12 @@ fn the_tapes_hold_the_figures_their_headers_state() {
         ("periodic", 371_000.0, 0.0),
         ("sparse", 11_000.0, 0.0),
         ("far-future", 290_000.0, 0.0),
-        ("scaling-1e3", 280_000.0, 0.37),
-        ("scaling-1e4", 280_000.0, 0.37),
-        ("scaling-1e5", 280_000.0, 0.37),
-        ("scaling-1e6", 280_000.0, 0.37),
+        ("scaling-1e3", 140_000.0, 0.37),
+        ("scaling-1e4", 140_000.0, 0.37),
+        ("scaling-1e5", 140_000.0, 0.37),
+        // Its measured phase is 3 s of the 30 s in which cancels land, so the
+        // share it sees leans on the cancels of timers armed in the prefill.
+        ("scaling-1e6", 140_000.0, 0.38),
     ];
     for (name, operations, cancelled) in figures {
         let shape = default_shape(name);
