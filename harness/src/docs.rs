@@ -24,7 +24,8 @@ use algorithms::Family;
 use algorithms::registry::{self, AlgorithmInfo};
 use algorithms::systems::System;
 use anyhow::{Context, Result, bail};
-use workloads::{Scale, Shape, Spec};
+use workloads::readme::TableRow;
+use workloads::{Scale, Shape};
 
 use crate::headline;
 
@@ -247,13 +248,16 @@ pub fn update_readme(path: &Path, catalog: &[AlgorithmInfo], results: &Path) -> 
 /// The workloads README's block: every built-in at the default scale, with
 /// the shape of its tape at [`DEFAULT_SEED`](crate::DEFAULT_SEED). It
 /// generates every default-scale tape, a few seconds' work.
-pub fn workloads_table() -> String {
+pub fn workloads_table() -> Result<String> {
     let specs = workloads::builtins(Scale::Default);
-    let rows: Vec<(&Spec, Shape)> = specs
+    let mut rows: Vec<TableRow<'_>> = specs
         .iter()
-        .map(|spec| (spec, Shape::of(&spec.generate(crate::DEFAULT_SEED))))
+        .map(|spec| TableRow::of_spec(spec, Shape::of(&spec.generate(crate::DEFAULT_SEED))))
         .collect();
-    workloads::readme::builtin_table(&rows, crate::DEFAULT_SEED)
+    for real in &workloads::REAL_TRACES {
+        rows.push(TableRow::of_real(real, &real.import()?));
+    }
+    Ok(workloads::readme::builtin_table(&rows, crate::DEFAULT_SEED))
 }
 
 /// The workloads README at `path` as it is, and as it should be.
@@ -264,7 +268,7 @@ fn workloads_current_and_expected(path: &Path) -> Result<(String, String)> {
         &readme,
         workloads::readme::BEGIN_MARKER,
         workloads::readme::END_MARKER,
-        &workloads_table(),
+        &workloads_table()?,
     )
     .with_context(|| path.display().to_string())?;
     Ok((readme, expected))

@@ -74,6 +74,14 @@ pub fn lines(scale: workloads::Scale) -> Vec<String> {
             out.extend(wrap_words(&lead, source, TERMINAL_WIDTH));
         }
     }
+    // The committed kernel traces, the same tape at every scale.
+    for real in &workloads::REAL_TRACES {
+        out.push(format!("{NAME_INDENT}{}", real.name));
+        out.extend(wrap_words(BODY_INDENT, real.description, TERMINAL_WIDTH));
+        let lead = format!("{BODY_INDENT}source: ");
+        let source = format!("{} ({})", workloads::REAL_SOURCE, real.file);
+        out.extend(wrap_words(&lead, &source, TERMINAL_WIDTH));
+    }
     out
 }
 

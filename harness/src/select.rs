@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use algorithms::registry::{self, AlgorithmInfo};
 use anyhow::{Result, bail};
-use workloads::{FtraceOptions, Scale, Spec, Tape};
+use workloads::{FtraceOptions, REAL_TRACES, RealTrace, Scale, Spec, Tape};
 
 use crate::closest;
 use crate::wrap::{TERMINAL_WIDTH, wrap_words};
@@ -163,10 +163,17 @@ impl Selection {
         let mut workloads = Vec::new();
         let wants_builtins = !workload_names.is_empty() || files.is_empty();
         if wants_builtins {
-            for spec in resolve_builtins(workload_names, builtins)? {
+            let (specs, reals) = resolve_builtins(workload_names, builtins)?;
+            for spec in specs {
                 workloads.push(WorkloadSource::Spec {
                     spec: Box::new(spec),
                     scale_name: scale.to_string(),
+                });
+            }
+            // The committed kernel traces, the same tape at every scale.
+            for real in reals {
+                workloads.push(WorkloadSource::Trace {
+                    tape: real.import()?.tape,
                 });
             }
         }
@@ -413,14 +420,21 @@ pub fn sweep_rows(catalog: &[AlgorithmInfo], text: &str) -> Result<Vec<&'static 
     Ok(rows)
 }
 
-/// Picks built-ins by name (or the scaling group); empty means all. The result
-/// keeps the built-ins' fixed order.
-fn resolve_builtins(names: &[String], builtins: Vec<Spec>) -> Result<Vec<Spec>> {
+/// Picks built-ins by name (or the scaling group), and the committed kernel
+/// traces (`workloads::REAL_TRACES`) among them; no name means all of both.
+/// The result keeps the built-ins' fixed order.
+fn resolve_builtins(
+    names: &[String],
+    builtins: Vec<Spec>,
+) -> Result<(Vec<Spec>, Vec<&'static RealTrace>)> {
     for name in names {
-        let known = name == SCALING_GROUP || builtins.iter().any(|spec| spec.name() == name);
+        let known = name == SCALING_GROUP
+            || builtins.iter().any(|spec| spec.name() == name)
+            || workloads::real_trace(name).is_some();
         if !known {
             let mut valid: Vec<&str> = builtins.iter().map(Spec::name).collect();
             valid.push(SCALING_GROUP);
+            valid.extend(REAL_TRACES.iter().map(|real| real.name));
             bail!(closest::unknown_name(
                 &format!("unknown workload {name:?} in --workloads"),
                 "valid names at this scale",
@@ -429,13 +443,21 @@ fn resolve_builtins(names: &[String], builtins: Vec<Spec>) -> Result<Vec<Spec>> 
             ));
         }
     }
-    let wanted = |spec: &Spec| {
+    let wanted = |name: &str| {
         names.is_empty()
-            || names.iter().any(|n| {
-                n == spec.name() || (n == SCALING_GROUP && spec.name().starts_with(SCALING_PREFIX))
-            })
+            || names
+                .iter()
+                .any(|n| n == name || (n == SCALING_GROUP && name.starts_with(SCALING_PREFIX)))
     };
-    Ok(builtins.into_iter().filter(|spec| wanted(spec)).collect())
+    let specs = builtins
+        .into_iter()
+        .filter(|spec| wanted(spec.name()))
+        .collect();
+    let reals = REAL_TRACES
+        .iter()
+        .filter(|real| wanted(real.name))
+        .collect();
+    Ok((specs, reals))
 }
 
 #[cfg(test)]

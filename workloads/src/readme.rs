@@ -8,6 +8,8 @@
 //! generator cannot leave the figures behind. The text is made here, beside the
 //! specs, so that the test can reuse the tapes the other tests generate.
 
+use crate::ftrace::FtraceImport;
+use crate::real::{REAL_SOURCE, RealTrace};
 use crate::shape::Shape;
 use crate::spec::Spec;
 use crate::tape::Tick;
@@ -28,33 +30,84 @@ const UNITS: [(&str, f64); 6] = [
     ("µs", 1e-6),
 ];
 
+/// One workload of the table: a built-in spec or a committed kernel trace.
+#[derive(Clone, Copy, Debug)]
+pub struct TableRow<'a> {
+    /// Its name.
+    pub name: &'a str,
+    /// What it models (a spec's description before its details).
+    pub models: &'a str,
+    /// What it is modelled on, or where it was captured.
+    pub source: &'a str,
+    /// Its tape's shape.
+    pub shape: Shape,
+    /// Its ticks a second, for the delays.
+    pub ticks_per_second: Tick,
+    /// For a real trace, the synthetic built-in it is set beside.
+    pub resembles: Option<&'a str>,
+}
+
+impl<'a> TableRow<'a> {
+    /// The row of a built-in spec whose tape has `shape`.
+    pub fn of_spec(spec: &'a Spec, shape: Shape) -> Self {
+        Self {
+            name: spec.name(),
+            models: headline(spec.description()),
+            source: spec.source().unwrap_or("not stated"),
+            shape,
+            ticks_per_second: spec.ticks_per_second(),
+            resembles: None,
+        }
+    }
+}
+
+impl TableRow<'static> {
+    /// The row of a committed kernel trace, from its import.
+    pub fn of_real(trace: &'static RealTrace, import: &FtraceImport) -> Self {
+        Self {
+            name: trace.name,
+            models: trace.description,
+            source: REAL_SOURCE,
+            shape: Shape::of(&import.tape),
+            ticks_per_second: Tick::from(import.summary.hz.unwrap_or(DEFAULT_TRACE_HZ)),
+            resembles: Some(trace.resembles),
+        }
+    }
+}
+
+/// The ticks a second of a committed trace whose header names no HZ: the
+/// captures' `CONFIG_HZ`.
+const DEFAULT_TRACE_HZ: u32 = 250;
+
 /// The generated block, markers included, for the built-ins and their tapes'
 /// shapes at `seed`: a table of what each models and its source, then a
 /// table of the shapes, then what each column means.
-pub fn builtin_table(rows: &[(&Spec, Shape)], seed: u64) -> String {
+pub fn builtin_table(rows: &[TableRow<'_>], seed: u64) -> String {
     let mut text =
         format!("{BEGIN_MARKER}\n| workload | what it models | source |\n|---|---|---|\n");
-    for (spec, _) in rows {
+    for row in rows {
         text += &format!(
             "| `{}` | {} | {} |\n",
-            spec.name(),
-            cell(headline(spec.description())),
-            cell(spec.source().unwrap_or("not stated"))
+            row.name,
+            cell(row.models),
+            cell(row.source)
         );
     }
     text += &format!(
-        "\nThe tapes at the default scale and seed {seed:#X} (`timerbench run`'s default):\n\n\
+        "\nThe tapes at the default scale and seed {seed:#X} (`timerbench run`'s default; a \
+         `real-` trace is the same tape at every scale and seed):\n\n\
          | workload | measured ops | inserts | cancelled | reschedules | delay p50 | p90 | p99 \
          | max | peak pending |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n"
     );
-    for (spec, shape) in rows {
+    for row in rows {
+        let shape = &row.shape;
         let delays = match shape.delays {
-            Some(d) => [d.p50, d.p90, d.p99, d.max].map(|t| delay(t, spec.ticks_per_second())),
+            Some(d) => [d.p50, d.p90, d.p99, d.max].map(|t| delay(t, row.ticks_per_second)),
             None => ["-"; 4].map(str::to_owned),
         };
         text += &format!(
             "| `{}` | {} | {} | {} | {} | {} | {} |\n",
-            spec.name(),
+            row.name,
             thousands(shape.measured_ops as u64),
             thousands(shape.inserts as u64),
             percent(shape.cancelled()),
@@ -63,17 +116,102 @@ pub fn builtin_table(rows: &[(&Spec, Shape)], seed: u64) -> String {
             thousands(shape.peak_pending as u64),
         );
     }
+    text += &real_against_synthetic(rows);
     text + "\n*Measured ops*: the operations after the prefill (which only builds the \
-             population at time 0). *Inserts*: the measured inserts; a periodic task's \
+             population at time 0; a trace has none). *Inserts*: the measured inserts; a periodic task's \
              re-insert is one. *Cancelled*: the measured cancels that find their timer \
              pending, as a share of the measured inserts (in a steady state, the share of \
              timers whose life ends in a cancel). *Reschedules*: their share of the measured \
              operations. *Delay*: a deadline minus the tick of the insert or reschedule that \
              set it, over the measured ones, as a time at the workload's tick (1 ms by \
-             convention; 20 µs in `ratas-connections`, as in ratas) (nearest-rank percentiles). \
+             convention; 20 µs in `ratas-connections`, as in ratas; a jiffy, 4 ms at HZ=250, in \
+             the `real-` traces) (nearest-rank percentiles). \
              *Peak pending*: the most timers pending at once, the prefill included, each \
              firing at its deadline. Computed by `workloads::Shape::of` from the tape.\n"
         + END_MARKER
+}
+
+/// Each real trace beside the synthetic built-in it resembles, figure by
+/// figure, with where the synthetic shape is near (within
+/// [`NEAR_FACTOR`]) and where it is not; empty without real traces.
+fn real_against_synthetic(rows: &[TableRow<'_>]) -> String {
+    let mut text = String::new();
+    for row in rows {
+        let Some(twin) = row
+            .resembles
+            .and_then(|name| rows.iter().find(|other| other.name == name))
+        else {
+            continue;
+        };
+        if text.is_empty() {
+            text += "\nThe real traces beside the synthetic workload they resemble (real first, \
+                     then synthetic; *near* when within a factor of 1.5):\n\n";
+        }
+        let (real, synthetic) = (&row.shape, &twin.shape);
+        let median = |shape: &Shape, per_second| {
+            shape
+                .delays
+                .map(|d| (d.p50 as f64 / per_second as f64, delay(d.p50, per_second)))
+        };
+        let mut figures = vec![
+            figure(
+                "cancelled",
+                (real.cancelled(), percent(real.cancelled())),
+                (synthetic.cancelled(), percent(synthetic.cancelled())),
+            ),
+            figure(
+                "reschedules",
+                (real.rescheduled(), percent(real.rescheduled())),
+                (synthetic.rescheduled(), percent(synthetic.rescheduled())),
+            ),
+        ];
+        if let (Some(a), Some(b)) = (
+            median(real, row.ticks_per_second),
+            median(synthetic, twin.ticks_per_second),
+        ) {
+            figures.push(figure("median delay", a, b));
+        }
+        figures.push(figure(
+            "peak pending",
+            (
+                real.peak_pending as f64,
+                thousands(real.peak_pending as u64),
+            ),
+            (
+                synthetic.peak_pending as f64,
+                thousands(synthetic.peak_pending as u64),
+            ),
+        ));
+        text += &format!(
+            "- `{}` against `{}`: {}.\n",
+            row.name,
+            twin.name,
+            figures.join("; ")
+        );
+    }
+    text
+}
+
+/// How far apart two figures may be and still be called near.
+const NEAR_FACTOR: f64 = 1.5;
+
+/// One figure of a real trace beside a synthetic one's, each as (value,
+/// text): `cancelled 67.7% against 96.0% (near)`.
+fn figure(what: &str, real: (f64, String), synthetic: (f64, String)) -> String {
+    let (a, b) = (real.0, synthetic.0);
+    let near = if a == b {
+        true
+    } else if a > 0.0 && b > 0.0 {
+        (a / b).max(b / a) <= NEAR_FACTOR
+    } else {
+        false
+    };
+    format!(
+        "{what} {} against {}{}",
+        real.1,
+        synthetic.1,
+        if near { " (near)" } else { "" }
+    )
 }
 
 /// The part of a description before its first `": "`: by the specs'
@@ -194,7 +332,7 @@ mod tests {
             delays: None,
             peak_pending: 12,
         };
-        let block = builtin_table(&[(&spec, shape)], 42);
+        let block = builtin_table(&[TableRow::of_spec(&spec, shape)], 42);
         assert!(block.starts_with(BEGIN_MARKER) && block.ends_with(END_MARKER));
         assert!(
             block.contains("| `w` | A test | ours \\| theirs |\n"),

@@ -5,6 +5,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::OnceLock;
 
+use workloads::readme::TableRow;
 use workloads::{Op, Scale, Shape, Spec, Tape, Tick, TimedOp, builtins};
 
 /// `timerbench run`'s default seed (the first digits of pi), so that these
@@ -644,7 +645,20 @@ fn idle_reset_is_mostly_reschedules_of_a_five_second_timeout() {
 #[test]
 fn the_readme_table_matches_the_tapes() {
     let specs = builtins(Scale::Default);
-    let rows: Vec<(&Spec, Shape)> = specs.iter().zip(default_shapes().iter().copied()).collect();
+    let mut rows: Vec<TableRow<'_>> = specs
+        .iter()
+        .zip(default_shapes().iter().copied())
+        .map(|(spec, shape)| TableRow::of_spec(spec, shape))
+        .collect();
+    let imports: Vec<_> = workloads::REAL_TRACES
+        .iter()
+        .map(|real| (real, real.import().expect(real.name)))
+        .collect();
+    rows.extend(
+        imports
+            .iter()
+            .map(|(real, import)| TableRow::of_real(real, import)),
+    );
     let block = workloads::readme::builtin_table(&rows, SEED);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
     let readme = std::fs::read_to_string(path).expect("workloads/README.md");
