@@ -688,6 +688,19 @@ fn tick_driver_and_trace_replay_work() {
     );
 }
 
+/// The number of workloads the committed reference run lists in its
+/// metadata: the built-ins at the default scale and the real traces of the
+/// commit that made it.
+fn reference_workloads() -> usize {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/metadata.json");
+    let text = std::fs::read_to_string(path).expect("results/metadata.json");
+    let metadata: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    metadata["workloads"]
+        .as_array()
+        .expect("a workload list")
+        .len()
+}
+
 /// `timerbench compare --lead` reads the committed reference run and sets
 /// the designed-here wheel beside its three rivals on every workload,
 /// without measuring.
@@ -698,12 +711,12 @@ fn compare_lead_reads_the_reference_run_and_names_each_rival() {
     let out = timerbench(&["compare", results, "--lead", "sweep-wheel"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let builtins = workloads::builtins(workloads::Scale::Default).len();
+    let workloads = reference_workloads();
     for rival in ["(crate)", "(baseline)"] {
         assert_eq!(
             stdout.lines().filter(|line| line.contains(rival)).count(),
-            builtins,
-            "one {rival} line per built-in workload: {stdout}"
+            workloads,
+            "one {rival} line per workload of the run: {stdout}"
         );
     }
     let out = timerbench(&["compare", results, "--lead", "no-such-row"]);
@@ -738,10 +751,10 @@ fn compare_rows_reads_the_reference_run_and_pairs_two_rows() {
                 .any(|v| line.ends_with(v))
         })
         .count();
-    let builtins = workloads::builtins(workloads::Scale::Default).len();
     assert_eq!(
-        verdicts, builtins,
-        "one line per built-in workload: {stdout}"
+        verdicts,
+        reference_workloads(),
+        "one line per workload of the run: {stdout}"
     );
     let out = timerbench(&["compare", results, "--rows", "sweep-wheel,no-such-row"]);
     assert_input_error(

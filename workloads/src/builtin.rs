@@ -52,6 +52,7 @@ macro_rules! builtin {
 /// Every built-in, in the order results list them.
 const BUILTINS: &[Builtin] = &[
     builtin!("uniform", Population, ALL),
+    builtin!("fixed-timeout", Population, ALL),
     builtin!("timeouts", Population, ALL),
     builtin!("bimodal", Population, ALL),
     builtin!("burst", Population, ALL),
@@ -71,7 +72,7 @@ const BUILTINS: &[Builtin] = &[
     builtin!("scaling-1e7", Duration, &[Scale::Large]),
 ];
 
-/// Every built-in workload at `scale`, in a fixed order: `uniform`, `timeouts`,
+/// Every built-in workload at `scale`, in a fixed order: `uniform`, `fixed-timeout`, `timeouts`,
 /// `bimodal`, `burst`, `periodic`, `sparse`, `far-future`, `kafka-purgatory`, `heavy-tail`, `mass-cancel`, `kernel-timeouts`, `idle-reset`, `ratas-connections`, then the scaling
 /// sweep `scaling-1e3`, `scaling-1e4`, ... (up to `1e5` at small scale, `1e6` at
 /// default, `1e7` at large). See the module documentation of `builtin.rs` for

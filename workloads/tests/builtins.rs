@@ -679,6 +679,7 @@ fn the_tapes_hold_the_figures_their_headers_state() {
     // (workload, measured inserts and reschedules, share cancelled)
     let figures = [
         ("uniform", 200_000.0, 0.0),
+        ("fixed-timeout", 100_000.0, 0.0),
         ("timeouts", 490_000.0, 0.95),
         ("bimodal", 280_000.0, 0.0),
         ("burst", 270_000.0, 0.0),
