@@ -17,6 +17,7 @@
 //! * [`alloc`]: the counting global allocator (installed by the binary).
 //! * [`clock`]: the clock floor and clock source.
 //! * [`memory`]: the memory latency probe (the cost of a cache miss by buffer size).
+//! * [`threaded`]: the threaded mode: producer threads, a timer thread, three sharings.
 //!
 //! The commands, one module each, called by the binary with a config built
 //! by [`cli`] and returning a [`failure::Failure`]: [`run`], [`list`],
@@ -55,6 +56,7 @@ pub mod summary;
 pub mod swap;
 pub mod sweeps;
 pub mod theory;
+pub mod threaded;
 pub mod wrap;
 
 /// The default seed of `timerbench run` and of the micro-benchmarks. Nothing up
