@@ -142,3 +142,115 @@ fn a_window_replays_the_first_ticks_only() {
     assert!(threaded::run_row("no-such-row", &tape, &config).is_none());
     assert!(threaded::rows().contains(&"4-ary-heap"));
 }
+
+/// A fresh, empty scratch directory, removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
+    let dir =
+        std::env::temp_dir().join(format!("timerbench-threaded-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    Scratch(dir)
+}
+
+fn timerbench(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_timerbench"))
+        .args(args)
+        .output()
+        .expect("timerbench runs")
+}
+
+/// A small run's flags: one workload, two rows (one a crate that is not
+/// `Send`), one repetition, in `out`.
+fn small_run<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "run",
+        "--scale",
+        "small",
+        "--repeat",
+        "1",
+        "--algorithms",
+        "binary-heap,nexus-timer",
+        "--workloads",
+        "kafka-purgatory",
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+#[test]
+fn run_threaded_writes_the_runs_threaded_csv_and_a_plain_run_removes_it() {
+    let dir = scratch("csv");
+    let out = dir.0.to_str().expect("a UTF-8 temporary directory");
+    let threaded_flags = [
+        "--threaded",
+        "--producers",
+        "1,2",
+        "--sharing",
+        "locked,handoff",
+        "--speedup",
+        "100",
+        "--threaded-window",
+        "300",
+        "--threaded-repeat",
+        "1",
+    ];
+    let run = timerbench(&small_run(out, &threaded_flags));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let path = dir.0.join(schema::THREADED_FILE);
+    let rows: Vec<schema::ThreadedRow> = schema::read_csv(&path).expect("threaded.csv reads");
+    assert_eq!(rows.len(), 2 * 2 * 2, "rows x sharings x producer counts");
+    let metadata = schema::read_metadata(&dir.0.join(schema::METADATA_FILE)).expect("metadata");
+    for row in &rows {
+        assert_eq!(Some(&row.run_id), metadata.run_id.as_ref());
+        assert_eq!((row.speedup, row.window_ticks.min(300)), (100, 300));
+        let unshareable = row.algorithm == "nexus-timer" && row.sharing == "locked";
+        assert_eq!(row.is_ok(), !unshareable, "{row:?}");
+        if row.is_ok() {
+            assert_eq!(
+                row.fired + row.cancelled + row.pending,
+                row.armed,
+                "{row:?}"
+            );
+            assert!(row.wakeups > 0, "{row:?}");
+        } else {
+            assert!(row.skip_reason.contains("not Send"), "{row:?}");
+        }
+    }
+    let plain = timerbench(&small_run(out, &[]));
+    assert!(plain.status.success());
+    assert!(
+        !path.exists(),
+        "a run without --threaded removes the earlier threaded.csv"
+    );
+}
+
+#[test]
+fn bad_threaded_flags_are_refused_with_what_is_valid() {
+    let dir = scratch("flags");
+    let out = dir.0.to_str().expect("a UTF-8 temporary directory");
+    for (flags, fragment) in [
+        (&["--threaded", "--sharing", "mutex"][..], "locked"),
+        (&["--threaded", "--producers", "0"][..], "0"),
+        (&["--threaded", "--speedup", "0"][..], "0"),
+    ] {
+        let run = timerbench(&small_run(out, flags));
+        let message = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{flags:?}: {message}");
+        assert!(message.contains(fragment), "{flags:?}: {message}");
+        assert!(!dir.0.join(schema::RUNS_FILE).exists());
+    }
+}

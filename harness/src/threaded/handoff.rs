@@ -31,8 +31,10 @@
 //! The timer thread drains up to [`MAX_TRANSFER`] requests (Netty's
 //! 100,000 per tick), advances, then sleeps until the queue's next expiry
 //! (the next tick for a ticked wheel, which is Netty's own loop), publishing
-//! that tick in `wake_at`. A producer that hands over an earlier timer rings
-//! a bell (a one-slot channel) so the thread replans. Lost wakeups are ruled
+//! that tick in `wake_at`. A producer that hands over a timer that may be due
+//! earlier rings a bell (a one-slot channel) so the thread replans; a timer
+//! that a coarse wheel would fire at a later boundary anyway rings nothing,
+//! as Netty's producers never wake its worker. Lost wakeups are ruled
 //! out by a store-fence-load on each side: the timer thread stores `wake_at`
 //! and then looks at the request queue; a producer sends and then loads
 //! `wake_at`, so one of them sees the other's write.
@@ -41,7 +43,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
 use std::time::Instant;
 
-use algorithms::{Expired, Handle, Payload, Tick, TimerQueue};
+use algorithms::{Algorithm, Expired, Handle, Payload, Tick, TimerQueue};
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 
 use super::duty::{CpuSpan, DutyLog};
@@ -127,14 +129,24 @@ impl Handoff {
         }
     }
 
-    /// A producer's side.
-    pub fn front(&self) -> HandoffFront {
+    /// A producer's side, for a queue of type `Q`.
+    pub fn front<Q: Algorithm>(&self) -> HandoffFront {
         HandoffFront {
             board: Arc::clone(&self.board),
             requests: self.requests.0.clone(),
             bell: self.bell.0.clone(),
+            soonest: soonest::<Q>,
         }
     }
+}
+
+/// The soonest tick at which `Q` fires a timer with `deadline`: its due tick
+/// when armed one tick before the deadline (the deadline itself for an exact
+/// design, the slot's boundary for a coarse wheel). A producer does not know
+/// the tick the timer thread will arm it at, and a later one never makes a
+/// design fire sooner.
+fn soonest<Q: Algorithm>(deadline: Tick) -> Tick {
+    Q::due_at(deadline.saturating_sub(1), deadline)
 }
 
 /// A producer's side: the state words and the two channels' senders.
@@ -142,19 +154,22 @@ pub struct HandoffFront {
     board: Arc<Board>,
     requests: Sender<Request>,
     bell: Sender<()>,
+    /// [`soonest`] for the run's queue type.
+    soonest: fn(Tick) -> Tick,
 }
 
 impl HandoffFront {
-    /// Hands `request` over, and rings if `deadline` is before the timer
-    /// thread's planned wakeup.
+    /// Hands `request` over, and rings if a timer with `deadline` may be due
+    /// before the timer thread's planned wakeup.
     fn hand(&self, request: Request, deadline: Option<Tick>) {
         self.requests
             .send(request)
             .expect("the timer thread outlives the producers");
         if let Some(deadline) = deadline {
+            let due = (self.soonest)(deadline);
             fence(Ordering::SeqCst);
-            if deadline < self.board.wake_at.load(Ordering::SeqCst) {
-                self.board.wake_at.fetch_min(deadline, Ordering::SeqCst);
+            if due < self.board.wake_at.load(Ordering::SeqCst) {
+                self.board.wake_at.fetch_min(due, Ordering::SeqCst);
                 self.ring();
             }
         }

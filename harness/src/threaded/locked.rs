@@ -5,7 +5,7 @@
 //! The timer thread holds the lock while it advances and records what fired,
 //! then sleeps on a condition variable until the queue's next expiry (the
 //! next tick for a ticked wheel). It publishes the tick it sleeps until
-//! (`Board::wake_at`); a producer that arms a timer earlier than that, under
+//! (`Board::wake_at`); a producer that arms a timer due earlier than that, under
 //! the same lock, lowers it and signals the condition variable, as the
 //! JDK's `DelayedWorkQueue` signals its leader when a new task becomes the
 //! head. Both sides read and write `wake_at` under the lock, so no signal is
@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use algorithms::{Expired, Handle, Payload, Tick, TimerQueue};
+use algorithms::{Algorithm, Expired, Handle, Payload, Tick, TimerQueue};
 use parking_lot::{Condvar, Mutex};
 
 use super::duty::{CpuSpan, DutyLog};
@@ -74,7 +74,7 @@ pub struct LockedFront<Q> {
     producers: usize,
 }
 
-impl<Q: TimerQueue<Payload>> LockedFront<Q> {
+impl<Q: Algorithm + TimerQueue<Payload>> LockedFront<Q> {
     /// A front on `shared` for one of `producers` producers of a tape of
     /// `timers` timers.
     pub fn new(shared: Arc<Shared<Q>>, producers: usize, timers: u32) -> Self {
@@ -85,18 +85,22 @@ impl<Q: TimerQueue<Payload>> LockedFront<Q> {
         }
     }
 
-    /// Under the lock: if `deadline` is before the timer thread's planned
-    /// wakeup, lowers it; says whether to signal.
+    /// Under the lock: if a timer armed now with `deadline` is due before
+    /// the timer thread's planned wakeup, lowers it; says whether to signal.
+    /// The due tick, not the deadline: a coarse wheel fires a timer at its
+    /// slot's boundary whenever it is signalled, so a signal before then
+    /// would only wake the thread for nothing.
     fn sooner(board: &mut Board<Q>, deadline: Tick) -> bool {
-        let sooner = deadline < board.wake_at;
+        let due = Q::due_at(board.queue.now(), deadline);
+        let sooner = due < board.wake_at;
         if sooner {
-            board.wake_at = deadline;
+            board.wake_at = due;
         }
         sooner
     }
 }
 
-impl<Q: TimerQueue<Payload>> Front for LockedFront<Q> {
+impl<Q: Algorithm + TimerQueue<Payload>> Front for LockedFront<Q> {
     fn insert(&mut self, timer: u32, deadline: Tick) {
         let (handle, ring) = {
             let mut board = self.shared.board.lock();

@@ -55,11 +55,14 @@
 //! are not run threaded.
 
 pub mod cpu;
+pub mod defaults;
 pub mod duty;
 pub mod handoff;
 pub mod locked;
 pub mod pace;
+pub mod pass;
 pub mod producer;
+pub mod row;
 pub mod script;
 pub mod sharded;
 pub mod sharing;
@@ -74,7 +77,9 @@ use hdrhistogram::Histogram;
 use workloads::Tape;
 
 use duty::DutyLog;
-use producer::{ProducerLog, SIGNIFICANT_FIGURES, produce};
+use producer::{ProducerLog, produce};
+
+use crate::passes::new_histogram;
 use sharing::Sharing;
 use tally::{Fate, Tally};
 
@@ -233,11 +238,6 @@ fn sum(figures: impl Iterator<Item = Option<u64>>) -> Option<u64> {
     figures.sum()
 }
 
-/// An empty histogram of a threaded run's precision.
-fn new_histogram() -> Histogram<u64> {
-    Histogram::new(SIGNIFICANT_FIGURES).expect("3 significant figures are valid")
-}
-
 /// What the three runners hand back: each producer's log, each duty's log,
 /// the timers left in the queues, and the wall time from the clock's start.
 type Outcome = (Vec<ProducerLog>, Vec<DutyLog>, usize, u64);
@@ -291,7 +291,7 @@ fn run_handoff<Q: Algorithm + TimerQueue<Payload>>(
         let workers: Vec<_> = scripts
             .iter()
             .map(|script| {
-                let mut front = handoff.front();
+                let mut front = handoff.front::<Q>();
                 let gate = &gate;
                 scope.spawn(move || produce(&mut front, script, gate, producers, timers))
             })

@@ -16,13 +16,12 @@ use algorithms::Tick;
 use hdrhistogram::Histogram;
 use workloads::Op;
 
+use crate::passes::new_histogram;
+
 use super::duty::CpuSpan;
 use super::pace::{Pace, StartGate};
 use super::script::{Script, slot};
 use super::tally::Fate;
-
-/// Significant figures of every histogram of a threaded run.
-pub const SIGNIFICANT_FIGURES: u8 = 3;
 
 /// The producers' side of a sharing: what a producer calls for each of its
 /// operations, and how it waits for the next.
@@ -67,7 +66,7 @@ pub fn produce<F: Front>(
     timers: u32,
 ) -> ProducerLog {
     let cpu = CpuSpan::start();
-    let mut latency = Histogram::new(SIGNIFICANT_FIGURES).expect("3 significant figures are valid");
+    let mut latency = new_histogram();
     let mut fates = vec![Fate::default(); slot(timers, producers) + 1];
     let mut pace = None;
     for (index, op) in script.ops.iter().enumerate() {
