@@ -1,0 +1,262 @@
+//! The threaded mode's section (`threaded.csv`, from `timerbench run
+//! --threaded`): per workload, each (algorithm, sharing, producer count)
+//! with its firing lateness against the wall clock, the timer thread's
+//! wakeups and how many fired nothing, its CPU time, and the producers'
+//! operation latency.
+//!
+//! Each figure is the median over the cell's repetitions of that
+//! repetition's figure (a percentile of one run's histogram, a rate). A cell
+//! that was not run (a crate that is not `Send` cannot sit behind a lock)
+//! says why. The file is optional: a run without `--threaded` has none, and
+//! the section is then left out. Its rows must name the run the other files
+//! name, as every file of a run must.
+
+use std::path::Path;
+
+use crate::input::{InputError, Metadata, ThreadedRow};
+use crate::tables::{Row, Table, TableCell};
+
+/// Nanoseconds in a microsecond.
+const NANOS_PER_MICRO: f64 = 1e3;
+
+/// `threaded.csv` of the results directory `dir`, checked, and held to the
+/// run `metadata` names; empty when the file is absent.
+pub fn read(dir: &Path, metadata: &Metadata) -> Result<Vec<ThreadedRow>, InputError> {
+    let path = dir.join(schema::THREADED_FILE);
+    let rows: Vec<ThreadedRow> = schema::read_optional_csv(&path)?;
+    let run_id = metadata.run_id.clone().unwrap_or_default();
+    if let Some(other) = rows.iter().find(|row| row.run_id != run_id) {
+        return Err(InputError::new(
+            &path,
+            None,
+            format!(
+                "comes from run {:?}, and metadata.json from run {run_id:?}: the files come from \
+                 different runs; make the results again",
+                other.run_id
+            ),
+        ));
+    }
+    Ok(rows)
+}
+
+/// One (workload, algorithm, sharing, producers) and its repetitions.
+struct Group<'a> {
+    workload: &'a str,
+    algorithm: &'a str,
+    sharing: &'a str,
+    producers: u32,
+    rows: Vec<&'a ThreadedRow>,
+}
+
+/// The rows grouped by cell, in the file's order.
+fn groups(rows: &[ThreadedRow]) -> Vec<Group<'_>> {
+    let mut out: Vec<Group<'_>> = Vec::new();
+    for row in rows {
+        let same = |g: &Group<'_>| {
+            g.workload == row.workload
+                && g.algorithm == row.algorithm
+                && g.sharing == row.sharing
+                && g.producers == row.producers
+        };
+        match out.iter_mut().find(|g| same(g)) {
+            Some(group) => group.rows.push(row),
+            None => out.push(Group {
+                workload: &row.workload,
+                algorithm: &row.algorithm,
+                sharing: &row.sharing,
+                producers: row.producers,
+                rows: vec![row],
+            }),
+        }
+    }
+    out
+}
+
+/// The median of `values` (the mean of the middle two for an even count);
+/// `None` when empty.
+pub fn median(mut values: Vec<f64>) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    Some(if values.len() % 2 == 1 {
+        values[middle]
+    } else {
+        (values[middle - 1] + values[middle]) / 2.0
+    })
+}
+
+fn cell(text: impl Into<String>) -> TableCell {
+    TableCell {
+        text: text.into(),
+        ..TableCell::default()
+    }
+}
+
+/// The columns after the cell's name, each a figure of one repetition and
+/// how it is printed.
+type Column = (&'static str, fn(&ThreadedRow) -> Option<f64>, usize);
+
+/// The figures, in table order.
+const COLUMNS: [Column; 10] = [
+    (
+        "late p50 us",
+        |r| Some(r.late_p50_ns as f64 / NANOS_PER_MICRO),
+        0,
+    ),
+    (
+        "late p99 us",
+        |r| Some(r.late_p99_ns as f64 / NANOS_PER_MICRO),
+        0,
+    ),
+    (
+        "late max us",
+        |r| Some(r.late_max_ns as f64 / NANOS_PER_MICRO),
+        0,
+    ),
+    ("wakeups/s", |r| Some(r.wakeups_per_s), 0),
+    ("empty %", |r| empty_percent(r.empty_wakeups, r.wakeups), 1),
+    ("timer CPU ms", |r| r.timer_cpu_ms, 1),
+    ("op p50 ns", |r| Some(r.op_p50_ns as f64), 0),
+    ("op p99 ns", |r| Some(r.op_p99_ns as f64), 0),
+    ("op p99.9 ns", |r| Some(r.op_p999_ns as f64), 0),
+    ("op max ns", |r| Some(r.op_max_ns as f64), 0),
+];
+
+/// The share of wakeups that fired nothing, in percent; `None` without one.
+pub fn empty_percent(empty: u64, wakeups: u64) -> Option<f64> {
+    (wakeups > 0).then(|| 100.0 * empty as f64 / wakeups as f64)
+}
+
+/// Per workload (in the file's order), the table of its cells.
+pub fn tables(rows: &[ThreadedRow]) -> Vec<(String, Table)> {
+    let mut out: Vec<(String, Table)> = Vec::new();
+    for group in groups(rows) {
+        let measured: Vec<&ThreadedRow> =
+            group.rows.iter().copied().filter(|r| r.is_ok()).collect();
+        let mut cells = vec![
+            cell(group.algorithm),
+            cell(group.sharing),
+            cell(group.producers.to_string()),
+        ];
+        match measured.first() {
+            None => {
+                let reason = group.rows.first().map_or("", |r| r.skip_reason.as_str());
+                cells.push(cell(format!("skipped: {reason}")));
+                cells.extend((1..COLUMNS.len()).map(|_| cell("")));
+            }
+            Some(_) => cells.extend(COLUMNS.iter().map(|(_, figure, decimals)| {
+                let values: Vec<f64> = measured.iter().filter_map(|r| figure(r)).collect();
+                cell(median(values).map_or("-".to_owned(), |v| format!("{v:.decimals$}")))
+            })),
+        }
+        let table = match out
+            .iter_mut()
+            .find(|(workload, _)| workload == group.workload)
+        {
+            Some((_, table)) => table,
+            None => {
+                out.push((group.workload.to_owned(), empty_table()));
+                &mut out.last_mut().expect("just pushed").1
+            }
+        };
+        table.rows.push(Row::Cells(cells));
+    }
+    out
+}
+
+fn empty_table() -> Table {
+    let mut headers: Vec<String> = ["algorithm", "sharing", "P"].map(str::to_owned).to_vec();
+    headers.extend(COLUMNS.iter().map(|(name, _, _)| (*name).to_owned()));
+    Table {
+        numeric: true,
+        headers,
+        rows: Vec::new(),
+    }
+}
+
+/// What every row of the file shares, for the section's prose: the speed-up,
+/// the window, the producer counts and the repetitions (the first row's,
+/// and whether they vary).
+pub fn settings(rows: &[ThreadedRow]) -> Option<String> {
+    let first = rows.first()?;
+    let mut producers: Vec<u32> = rows.iter().map(|r| r.producers).collect();
+    producers.sort_unstable();
+    producers.dedup();
+    let repetitions = rows.iter().map(|r| r.repetition + 1).max().unwrap_or(1);
+    let same = rows
+        .iter()
+        .all(|r| r.speedup == first.speedup && r.window_ticks == first.window_ticks);
+    let producers: Vec<String> = producers.iter().map(u32::to_string).collect();
+    Some(format!(
+        "replayed {}x faster than real time over the first {} ticks{}, with {} producer thread(s), \
+         medians of {repetitions} repetition(s)",
+        first.speedup,
+        first.window_ticks,
+        if same {
+            ""
+        } else {
+            " (some cells at other settings)"
+        },
+        producers.join(" and ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(workload: &str, algorithm: &str, repetition: u32, late_p50_ns: u64) -> ThreadedRow {
+        ThreadedRow {
+            workload: workload.to_owned(),
+            algorithm: algorithm.to_owned(),
+            sharing: "locked".to_owned(),
+            producers: 1,
+            repetition,
+            speedup: 10,
+            window_ticks: 2_000,
+            status: "ok".to_owned(),
+            late_p50_ns,
+            wakeups: 4,
+            empty_wakeups: 1,
+            ..ThreadedRow::default()
+        }
+    }
+
+    #[test]
+    fn a_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        assert_eq!(median(vec![]), None);
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(empty_percent(1, 4), Some(25.0));
+        assert_eq!(empty_percent(0, 0), None);
+    }
+
+    #[test]
+    fn repetitions_fold_into_one_row_per_cell_and_a_table_per_workload() {
+        let mut skipped = row("b", "crate", 0, 0);
+        skipped.status = "skipped".to_owned();
+        skipped.skip_reason = "not Send".to_owned();
+        let rows = [
+            row("a", "heap", 0, 1_000),
+            row("a", "heap", 1, 3_000),
+            row("a", "wheel", 0, 5_000),
+            skipped,
+        ];
+        let tables = tables(&rows);
+        assert_eq!(tables.len(), 2);
+        let (workload, table) = &tables[0];
+        assert_eq!((workload.as_str(), table.rows.len()), ("a", 2));
+        let Row::Cells(cells) = &table.rows[0] else {
+            panic!("a data row")
+        };
+        assert_eq!(cells[3].text, "2", "the median lateness in us");
+        assert_eq!(cells[7].text, "25.0", "empty wakeups in percent");
+        let Row::Cells(cells) = &tables[1].1.rows[0] else {
+            panic!("a data row")
+        };
+        assert_eq!(cells[3].text, "skipped: not Send");
+        assert!(settings(&rows).unwrap().contains("10x faster"));
+    }
+}
