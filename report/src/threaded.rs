@@ -176,6 +176,135 @@ fn empty_table() -> Table {
     }
 }
 
+/// Ranks of `values` from 1 (the smallest), ties sharing the mean of the
+/// ranks they span, as Spearman's correlation takes them.
+pub fn ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut out = vec![0.0; values.len()];
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && values[order[end]] == values[order[start]] {
+            end += 1;
+        }
+        // Ranks start..end (0-based) share their mean, 1-based.
+        let shared = (start + end + 1) as f64 / 2.0;
+        for &index in &order[start..end] {
+            out[index] = shared;
+        }
+        start = end;
+    }
+    out
+}
+
+/// Spearman's rank correlation of two equally long lists: 1 when they
+/// order the items alike, -1 when in reverse; `None` for fewer than three
+/// items or a list whose items all tie.
+pub fn spearman(a: &[f64], b: &[f64]) -> Option<f64> {
+    if a.len() != b.len() || a.len() < 3 {
+        return None;
+    }
+    let (ra, rb) = (ranks(a), ranks(b));
+    let mean = (a.len() + 1) as f64 / 2.0;
+    let (mut covariance, mut var_a, mut var_b) = (0.0, 0.0, 0.0);
+    for (x, y) in ra.iter().zip(&rb) {
+        covariance += (x - mean) * (y - mean);
+        var_a += (x - mean) * (x - mean);
+        var_b += (y - mean) * (y - mean);
+    }
+    (var_a > 0.0 && var_b > 0.0).then(|| covariance / (var_a * var_b).sqrt())
+}
+
+/// The ranking on `workload`: each design measured both ways, its
+/// single-threaded rank (the summary's all-in median, `single`) beside its
+/// rank by median producer operation latency under each (sharing, producer
+/// count), and a last row with each ranking's Spearman correlation with the
+/// single-threaded one. `None` when fewer than three designs were measured
+/// both ways.
+pub fn ranking_table(
+    rows: &[ThreadedRow],
+    workload: &str,
+    single: impl Fn(&str) -> Option<f64>,
+) -> Option<Table> {
+    let groups: Vec<Group<'_>> = groups(rows)
+        .into_iter()
+        .filter(|g| g.workload == workload)
+        .collect();
+    let mut columns: Vec<(&str, u32)> = Vec::new();
+    for group in &groups {
+        if !columns.contains(&(group.sharing, group.producers)) {
+            columns.push((group.sharing, group.producers));
+        }
+    }
+    let op_p50 = |algorithm: &str, (sharing, producers): (&str, u32)| {
+        let group = groups.iter().find(|g| {
+            g.algorithm == algorithm && g.sharing == sharing && g.producers == producers
+        })?;
+        median(
+            group
+                .rows
+                .iter()
+                .filter(|r| r.is_ok())
+                .map(|r| r.op_p50_ns as f64)
+                .collect(),
+        )
+    };
+    let mut algorithms: Vec<&str> = Vec::new();
+    for group in &groups {
+        let both = single(group.algorithm).is_some()
+            && columns
+                .iter()
+                .all(|&c| op_p50(group.algorithm, c).is_some());
+        if both && !algorithms.contains(&group.algorithm) {
+            algorithms.push(group.algorithm);
+        }
+    }
+    if algorithms.len() < 3 {
+        return None;
+    }
+    let figures = |figure: &dyn Fn(&str) -> Option<f64>| -> Vec<f64> {
+        algorithms
+            .iter()
+            .map(|a| figure(a).unwrap_or(f64::NAN))
+            .collect()
+    };
+    let single_figures = figures(&|a| single(a));
+    let threaded: Vec<Vec<f64>> = columns
+        .iter()
+        .map(|&c| figures(&|a| op_p50(a, c)))
+        .collect();
+    let single_ranks = ranks(&single_figures);
+    let threaded_ranks: Vec<Vec<f64>> = threaded.iter().map(|f| ranks(f)).collect();
+    let mut table_rows: Vec<Row> = algorithms
+        .iter()
+        .enumerate()
+        .map(|(i, algorithm)| {
+            let mut cells = vec![cell(*algorithm), cell(format!("{:.0}", single_ranks[i]))];
+            cells.extend(threaded_ranks.iter().map(|r| cell(format!("{:.0}", r[i]))));
+            Row::Cells(cells)
+        })
+        .collect();
+    let mut correlation = vec![cell("Spearman with single-threaded"), cell("1")];
+    correlation.extend(
+        threaded.iter().map(|f| {
+            cell(spearman(&single_figures, f).map_or("-".to_owned(), |r| format!("{r:.2}")))
+        }),
+    );
+    table_rows.push(Row::Cells(correlation));
+    let mut headers = vec!["algorithm".to_owned(), "single-threaded".to_owned()];
+    headers.extend(
+        columns
+            .iter()
+            .map(|(sharing, p)| format!("{sharing} P={p}")),
+    );
+    Some(Table {
+        numeric: true,
+        headers,
+        rows: table_rows,
+    })
+}
+
 /// What every row of the file shares, for the section's prose: the speed-up,
 /// the window, the producer counts and the repetitions (the first row's,
 /// and whether they vary).
@@ -222,6 +351,49 @@ mod tests {
             empty_wakeups: 1,
             ..ThreadedRow::default()
         }
+    }
+
+    #[test]
+    fn ties_share_their_mean_rank_and_alike_orders_correlate_fully() {
+        assert_eq!(ranks(&[30.0, 10.0, 20.0, 10.0]), [4.0, 1.5, 3.0, 1.5]);
+        let a = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(spearman(&a, &[10.0, 20.0, 30.0, 40.0]), Some(1.0));
+        assert_eq!(spearman(&a, &[4.0, 3.0, 2.0, 1.0]), Some(-1.0));
+        assert_eq!(spearman(&a, &[5.0, 5.0, 5.0, 5.0]), None, "all tie");
+        assert_eq!(spearman(&a[..2], &a[..2]), None, "too few");
+    }
+
+    #[test]
+    fn the_ranking_sets_each_sharing_beside_the_single_threaded_order() {
+        let rows: Vec<ThreadedRow> = [("x", 100), ("y", 300), ("z", 200)]
+            .into_iter()
+            .map(|(algorithm, op)| ThreadedRow {
+                op_p50_ns: op,
+                ..row("w", algorithm, 0, 0)
+            })
+            .collect();
+        let single = |a: &str| match a {
+            "x" => Some(1.0),
+            "y" => Some(2.0),
+            "z" => Some(3.0),
+            _ => None,
+        };
+        let table = ranking_table(&rows, "w", single).expect("three designs");
+        assert_eq!(
+            table.headers,
+            ["algorithm", "single-threaded", "locked P=1"]
+        );
+        let texts: Vec<Vec<String>> = table
+            .rows
+            .iter()
+            .map(|r| match r {
+                Row::Cells(cells) => cells.iter().map(|c| c.text.clone()).collect(),
+                Row::Heading(h) => vec![h.clone()],
+            })
+            .collect();
+        assert_eq!(texts[1], ["y", "2", "3"]);
+        assert_eq!(texts[3], ["Spearman with single-threaded", "1", "0.50"]);
+        assert!(ranking_table(&rows, "other", single).is_none());
     }
 
     #[test]
