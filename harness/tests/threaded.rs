@@ -254,3 +254,59 @@ fn bad_threaded_flags_are_refused_with_what_is_valid() {
         assert!(!dir.0.join(schema::RUNS_FILE).exists());
     }
 }
+
+/// `binary-heap` that panics when timer 5 is inserted: a queue that breaks
+/// under a producer.
+struct Panicky(algorithms::binary_heap::IndexedBinaryHeap<u64>);
+
+impl algorithms::Algorithm for Panicky {
+    const NAME: &'static str = "panicky";
+    const SUMMARY: &'static str = "a heap that panics on timer 5";
+    const FAMILY: algorithms::Family = algorithms::Family::Baseline;
+    fn with_defaults() -> Self {
+        Self(algorithms::Algorithm::with_defaults())
+    }
+    fn params(&self) -> String {
+        String::new()
+    }
+}
+
+impl algorithms::TimerQueue<u64> for Panicky {
+    fn insert(&mut self, deadline: u64, payload: u64) -> algorithms::Handle {
+        assert_ne!(payload, 5, "timer 5 breaks the queue");
+        self.0.insert(deadline, payload)
+    }
+    fn cancel(&mut self, handle: algorithms::Handle) -> Option<u64> {
+        self.0.cancel(handle)
+    }
+    fn advance(&mut self, now: u64, out: &mut Vec<algorithms::Expired<u64>>) {
+        self.0.advance(now, out);
+    }
+    fn next_expiry(&self) -> Option<u64> {
+        self.0.next_expiry()
+    }
+    fn now(&self) -> u64 {
+        self.0.now()
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn counters(&self) -> algorithms::Counters {
+        self.0.counters()
+    }
+}
+
+#[test]
+fn a_queue_that_panics_under_a_producer_fails_the_run_instead_of_hanging_it() {
+    let tape = random_tape(11);
+    for sharing in Sharing::ALL {
+        let config = Config {
+            sharing,
+            producers: 2,
+            speedup: SPEEDUP,
+            window: None,
+        };
+        let outcome = std::panic::catch_unwind(|| threaded::run::<Panicky>(&tape, &config));
+        assert!(outcome.is_err(), "{sharing}: the panic reaches the caller");
+    }
+}

@@ -31,7 +31,9 @@
 //! The timer thread drains up to [`MAX_TRANSFER`] requests (Netty's
 //! 100,000 per tick), advances, then sleeps until the queue's next expiry
 //! (the next tick for a ticked wheel, which is Netty's own loop), publishing
-//! that tick in `wake_at`. A producer that hands over a timer that may be due
+//! that tick in `wake_at`; requests that arrive while it plans are applied
+//! before it sleeps (earlier than Netty, which leaves them to the next tick;
+//! the work is the same, and no timer fires sooner for it). A producer that hands over a timer that may be due
 //! earlier rings a bell (a one-slot channel) so the thread replans; a timer
 //! that a coarse wheel would fire at a later boundary anyway rings nothing,
 //! as Netty's producers never wake its worker. Lost wakeups are ruled
@@ -44,7 +46,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
 use std::time::Instant;
 
 use algorithms::{Algorithm, Expired, Handle, Payload, Tick, TimerQueue};
-use crossbeam_channel::{Receiver, Sender, TrySendError};
+use crossbeam_channel::{Receiver, Sender};
 
 use super::duty::{CpuSpan, DutyLog};
 use super::locked::FINISH_POLL;
@@ -136,6 +138,7 @@ impl Handoff {
             requests: self.requests.0.clone(),
             bell: self.bell.0.clone(),
             soonest: soonest::<Q>,
+            finished: false,
         }
     }
 }
@@ -156,6 +159,8 @@ pub struct HandoffFront {
     bell: Sender<()>,
     /// [`soonest`] for the run's queue type.
     soonest: fn(Tick) -> Tick,
+    /// Whether this producer has told the timer thread it is done.
+    finished: bool,
 }
 
 impl HandoffFront {
@@ -175,13 +180,10 @@ impl HandoffFront {
         }
     }
 
+    /// Rings the bell. A full bell has already rung; a bell without a
+    /// receiver (only while a panicking run unwinds) has nobody to wake.
     fn ring(&self) {
-        match self.bell.try_send(()) {
-            Ok(()) | Err(TrySendError::Full(())) => {}
-            Err(TrySendError::Disconnected(())) => {
-                unreachable!("the timer thread outlives the producers")
-            }
-        }
+        let _ = self.bell.try_send(());
     }
 }
 
@@ -250,9 +252,20 @@ impl Front for HandoffFront {
     }
 
     fn finish(&mut self) {
+        if std::mem::replace(&mut self.finished, true) {
+            return;
+        }
         if self.board.producers_left.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.ring();
         }
+    }
+}
+
+impl Drop for HandoffFront {
+    /// A producer that unwinds still counts itself out, so the timer thread
+    /// ends and the run reports the panic instead of waiting forever.
+    fn drop(&mut self) {
+        self.finish();
     }
 }
 
@@ -297,16 +310,25 @@ pub fn timer_thread<Q: TimerQueue<Payload>>(
         if tick >= end && finished && requests.is_empty() {
             break;
         }
-        let next = if tick >= end {
-            Tick::MAX
-        } else {
-            queue.next_expiry().map_or(end, |next| next.min(end))
+        // Plan the sleep. A request handed over after the drain above, by a
+        // producer that read the previous plan, may be due sooner than the
+        // new one: it is seen here (store, fence, look) and applied before
+        // the thread sleeps, without waking it again.
+        let next = loop {
+            let next = if tick >= end {
+                Tick::MAX
+            } else {
+                queue.next_expiry().map_or(end, |next| next.min(end))
+            };
+            board.wake_at.store(next, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
+            if requests.is_empty() {
+                break next;
+            }
+            for request in requests.try_iter().take(MAX_TRANSFER) {
+                apply(&mut queue, &mut handles, request);
+            }
         };
-        board.wake_at.store(next, Ordering::SeqCst);
-        fence(Ordering::SeqCst);
-        if !requests.is_empty() {
-            continue;
-        }
         let until = if tick >= end {
             Instant::now() + FINISH_POLL
         } else {

@@ -68,10 +68,12 @@ impl<Q: TimerQueue<Payload>> Shared<Q> {
 }
 
 /// A producer's side: the shared queue and the handles of its own timers.
-pub struct LockedFront<Q> {
+pub struct LockedFront<Q: TimerQueue<Payload>> {
     shared: Arc<Shared<Q>>,
     handles: Vec<Option<Handle>>,
     producers: usize,
+    /// Whether this producer has told the timer thread it is done.
+    finished: bool,
 }
 
 impl<Q: Algorithm + TimerQueue<Payload>> LockedFront<Q> {
@@ -82,6 +84,7 @@ impl<Q: Algorithm + TimerQueue<Payload>> LockedFront<Q> {
             shared,
             handles: vec![None; slot(timers, producers) + 1],
             producers,
+            finished: false,
         }
     }
 
@@ -143,9 +146,25 @@ impl<Q: Algorithm + TimerQueue<Payload>> Front for LockedFront<Q> {
     }
 
     fn finish(&mut self) {
+        if std::mem::replace(&mut self.finished, true) {
+            return;
+        }
         if self.shared.producers_left.fetch_sub(1, Ordering::AcqRel) == 1 {
             // The last producer wakes the timer thread for the final advance.
             let _board = self.shared.board.lock();
+            self.shared.bell.notify_one();
+        }
+    }
+}
+
+impl<Q: TimerQueue<Payload>> Drop for LockedFront<Q> {
+    /// A producer that unwinds (a queue that panicked) still counts itself
+    /// out, so the timer thread ends and the run reports the panic instead
+    /// of waiting for it forever.
+    fn drop(&mut self) {
+        if !self.finished {
+            self.finished = true;
+            self.shared.producers_left.fetch_sub(1, Ordering::AcqRel);
             self.shared.bell.notify_one();
         }
     }
