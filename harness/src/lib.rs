@@ -3,7 +3,8 @@
 //!
 //! The `timerbench` binary (`src/main.rs`) is a thin command line over this
 //! library; the benches reuse the same replay engine. Architecture invariant: the
-//! algorithms never read a clock, and only [`passes`] and [`clock`] here do.
+//! algorithms never read a clock, and only [`passes`], [`clock`] and the
+//! threaded mode ([`threaded`], which runs against the wall clock) here do.
 //!
 //! * [`replay`]: the drivers (event, tick) and the one replay loop every pass runs.
 //! * [`passes`]: the verification, throughput and latency passes as hooks.

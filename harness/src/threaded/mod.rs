@@ -51,8 +51,11 @@
 //! algorithm is monomorphised in it ([`run`] is generic over the queue, and
 //! [`run_row`] walks `registry::for_each` for the concrete type); the queue
 //! must be `Send` to sit behind `locked`'s lock (two crates' are not, and
-//! run the other two sharings only). Native rows (a crate through its own API) and sweep points
-//! are not run threaded.
+//! run the other two sharings only: [`run_local`]). Native rows (a crate
+//! through its own API) and sweep points are not run threaded, and no queue
+//! is presized with `reserve`: a threaded figure includes the arena's growth.
+//! The wall clock is read around each producer operation and once per
+//! wakeup, never inside the structure.
 
 pub mod cpu;
 pub mod defaults;
