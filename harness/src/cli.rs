@@ -394,6 +394,11 @@ pub struct RunArgs {
     #[arg(long, default_value_t = defaults::DEFAULT_REPEAT,
           value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT))]
     pub threaded_repeat: u32,
+    /// With --threaded: the saturating variant, producers issuing their
+    /// operations as fast as they can instead of at the workload's rate
+    /// (threaded.csv's ops_per_s is then their throughput).
+    #[arg(long)]
+    pub saturate: bool,
 }
 
 impl RunArgs {
@@ -413,6 +418,7 @@ impl RunArgs {
                 speedup: self.speedup,
                 window: self.threaded_window,
                 repeat: self.threaded_repeat,
+                saturate: self.saturate,
             }),
         }
     }

@@ -91,11 +91,14 @@ fn no_timer_is_lost_doubled_or_early_under_any_sharing() {
         for row in ROWS {
             for sharing in Sharing::ALL {
                 for producers in 1..=3 {
+                    // Every other tape saturates: producers as fast as they
+                    // can, far ahead of the clock.
                     let config = Config {
                         sharing,
                         producers,
                         speedup: SPEEDUP,
                         window: None,
+                        saturate: seed % 2 == 1,
                     };
                     let what = format!("{row} {sharing} P={producers} seed {seed}");
                     match threaded::run_row(row, &tape, &config).expect(row) {
@@ -133,6 +136,7 @@ fn a_window_replays_the_first_ticks_only() {
         producers: 2,
         speedup: SPEEDUP,
         window: Some(200),
+        saturate: false,
     };
     let cell = threaded::run_row("4-ary-heap", &tape, &config)
         .expect("a registered row")
@@ -203,6 +207,7 @@ fn run_threaded_writes_the_runs_threaded_csv_and_a_plain_run_removes_it() {
         "300",
         "--threaded-repeat",
         "1",
+        "--saturate",
     ];
     let run = timerbench(&small_run(out, &threaded_flags));
     assert!(
@@ -217,6 +222,7 @@ fn run_threaded_writes_the_runs_threaded_csv_and_a_plain_run_removes_it() {
     for row in &rows {
         assert_eq!(Some(&row.run_id), metadata.run_id.as_ref());
         assert_eq!((row.speedup, row.window_ticks.min(300)), (100, 300));
+        assert!(row.saturated);
         let unshareable = row.algorithm == "nexus-timer" && row.sharing == "locked";
         assert_eq!(row.is_ok(), !unshareable, "{row:?}");
         if row.is_ok() {
@@ -226,6 +232,7 @@ fn run_threaded_writes_the_runs_threaded_csv_and_a_plain_run_removes_it() {
                 "{row:?}"
             );
             assert!(row.wakeups > 0, "{row:?}");
+            assert!(row.ops_per_s > 0.0, "{row:?}");
         } else {
             assert!(row.skip_reason.contains("not Send"), "{row:?}");
         }
@@ -305,6 +312,7 @@ fn a_queue_that_panics_under_a_producer_fails_the_run_instead_of_hanging_it() {
             producers: 2,
             speedup: SPEEDUP,
             window: None,
+            saturate: false,
         };
         let outcome = std::panic::catch_unwind(|| threaded::run::<Panicky>(&tape, &config));
         assert!(outcome.is_err(), "{sharing}: the panic reaches the caller");

@@ -99,7 +99,8 @@ fn cell(text: impl Into<String>) -> TableCell {
 type Column = (&'static str, fn(&ThreadedRow) -> Option<f64>, usize);
 
 /// The figures, in table order.
-const COLUMNS: [Column; 10] = [
+const COLUMNS: [Column; 11] = [
+    ("ops/s", |r| Some(r.ops_per_s), 0),
     (
         "late p50 us",
         |r| Some(r.late_p50_ns as f64 / NANOS_PER_MICRO),
@@ -314,15 +315,22 @@ pub fn settings(rows: &[ThreadedRow]) -> Option<String> {
     producers.sort_unstable();
     producers.dedup();
     let repetitions = rows.iter().map(|r| r.repetition + 1).max().unwrap_or(1);
-    let same = rows
-        .iter()
-        .all(|r| r.speedup == first.speedup && r.window_ticks == first.window_ticks);
+    let same = rows.iter().all(|r| {
+        r.speedup == first.speedup
+            && r.window_ticks == first.window_ticks
+            && r.saturated == first.saturated
+    });
     let producers: Vec<String> = producers.iter().map(u32::to_string).collect();
     Some(format!(
-        "replayed {}x faster than real time over the first {} ticks{}, with {} producer thread(s), \
-         medians of {repetitions} repetition(s)",
+        "replayed {}x faster than real time over the first {} ticks{}{}, with {} producer \
+         thread(s), medians of {repetitions} repetition(s)",
         first.speedup,
         first.window_ticks,
+        if first.saturated {
+            ", producers saturating (issuing as fast as they can: ops/s is their throughput)"
+        } else {
+            ", producers at the workload's rate (ops/s is that rate)"
+        },
         if same {
             ""
         } else {
@@ -423,8 +431,8 @@ mod tests {
         let Row::Cells(cells) = &table.rows[0] else {
             panic!("a data row")
         };
-        assert_eq!(cells[3].text, "2", "the median lateness in us");
-        assert_eq!(cells[7].text, "25.0", "empty wakeups in percent");
+        assert_eq!(cells[4].text, "2", "the median lateness in us");
+        assert_eq!(cells[8].text, "25.0", "empty wakeups in percent");
         let Row::Cells(cells) = &tables[1].1.rows[0] else {
             panic!("a data row")
         };

@@ -37,6 +37,9 @@ pub struct ThreadedRow {
     pub speedup: u64,
     /// The last tick replayed: the window's end, or the tape's if sooner.
     pub window_ticks: u64,
+    /// Whether producers issued as fast as they could (the saturating
+    /// variant) rather than at the workload's rate.
+    pub saturated: bool,
     /// `ok`, or `skipped` (with the reason in `skip_reason`).
     pub status: String,
     /// Why the cell was not run; empty when it was.
@@ -45,6 +48,10 @@ pub struct ThreadedRow {
     pub wall_ms: f64,
     /// Producer operations measured (the prefill's are not).
     pub ops: u64,
+    /// Those operations per second of wall time, from the clock's start to
+    /// the last one's return: the workload's own rate when paced, the
+    /// producers' throughput when saturated.
+    pub ops_per_s: f64,
     /// Producer operation latency: median, in nanoseconds.
     pub op_p50_ns: u64,
     /// Producer operation latency: 99th percentile.
@@ -104,6 +111,7 @@ impl CheckRow for ThreadedRow {
         }
         non_negative("wall_ms", self.wall_ms)?;
         non_negative("wakeups_per_s", self.wakeups_per_s)?;
+        non_negative("ops_per_s", self.ops_per_s)?;
         self.timer_cpu_ms
             .map_or(Ok(()), |ms| non_negative("timer_cpu_ms", ms))?;
         self.producer_cpu_ms

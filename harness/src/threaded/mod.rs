@@ -97,6 +97,10 @@ pub struct Config {
     pub speedup: u64,
     /// Replay only the tape's ticks up to this one (`None`: the whole tape).
     pub window: Option<Tick>,
+    /// Whether producers issue their operations as fast as they can instead
+    /// of at their instants: the saturating variant, a throughput test (the
+    /// timers still fire at their deadlines' instants).
+    pub saturate: bool,
 }
 
 /// What one threaded run measured, after its tally passed.
@@ -106,6 +110,10 @@ pub struct Cell {
     pub end: Tick,
     /// Wall time of the run from the clock's start, in nanoseconds.
     pub wall_ns: u64,
+    /// Wall time from the clock's start until the last producer issued its
+    /// last operation, in nanoseconds: what the saturating variant's
+    /// throughput is over.
+    pub issue_ns: u64,
     /// Each measured producer operation's latency, in nanoseconds.
     pub latency: Histogram<u64>,
     /// Each fire's lateness against its deadline's wall instant, in
@@ -134,9 +142,9 @@ pub enum Refusal {
     Violation(String),
 }
 
-/// A sharing's runner: the producers' scripts, the speed-up, the timers and
-/// the end tick to what the threads recorded.
-type Runner = fn(&[script::Script], u64, u32, Tick) -> Outcome;
+/// A sharing's runner: the producers' scripts, the run's config, the timers
+/// and the end tick to what the threads recorded.
+type Runner = fn(&[script::Script], &Config, u32, Tick) -> Outcome;
 
 /// Runs `tape` threaded under `config` with queue type `Q`, and tallies it.
 ///
@@ -188,7 +196,7 @@ fn run_with<Q: Algorithm>(tape: &Tape, config: &Config, runner: Runner) -> Resul
         .map_or(tape.end, |window| window.min(tape.end));
     let scripts = script::split(tape, producers, end);
     let timers = tape.timers;
-    let (logs, duties, queued, wall_ns) = runner(&scripts, config.speedup, timers, end);
+    let (logs, duties, queued, wall_ns) = runner(&scripts, config, timers, end);
     let mut fates = vec![Fate::default(); timers as usize];
     for (timer, fate) in fates.iter_mut().enumerate() {
         let timer = timer as u32;
@@ -226,6 +234,7 @@ fn run_with<Q: Algorithm>(tape: &Tape, config: &Config, runner: Runner) -> Resul
     Ok(Cell {
         end,
         wall_ns,
+        issue_ns: logs.iter().map(|log| log.issue_ns).max().unwrap_or(0),
         latency,
         lateness,
         wakeups: duties.iter().map(|d| d.wakeups).sum(),
@@ -252,13 +261,13 @@ fn since(start: Instant) -> u64 {
 
 fn run_locked<Q: Algorithm + TimerQueue<Payload> + Send>(
     scripts: &[script::Script],
-    speedup: u64,
+    config: &Config,
     timers: u32,
     end: Tick,
 ) -> Outcome {
     let producers = scripts.len();
     let shared = locked::Shared::new(Q::with_defaults(), producers);
-    let gate = pace::StartGate::new(producers + 1, speedup);
+    let gate = pace::StartGate::new(producers + 1, config.speedup);
     let began = Instant::now();
     let (logs, duty) = std::thread::scope(|scope| {
         let timer = scope.spawn(|| locked::timer_thread(&shared, &gate, end));
@@ -267,7 +276,9 @@ fn run_locked<Q: Algorithm + TimerQueue<Payload> + Send>(
             .map(|script| {
                 let mut front = locked::LockedFront::new(shared.clone(), producers, timers);
                 let gate = &gate;
-                scope.spawn(move || produce(&mut front, script, gate, producers, timers))
+                scope.spawn(move || {
+                    produce(&mut front, script, gate, producers, timers, config.saturate)
+                })
             })
             .collect();
         let logs: Vec<ProducerLog> = workers.into_iter().map(join).collect();
@@ -279,13 +290,13 @@ fn run_locked<Q: Algorithm + TimerQueue<Payload> + Send>(
 
 fn run_handoff<Q: Algorithm + TimerQueue<Payload>>(
     scripts: &[script::Script],
-    speedup: u64,
+    config: &Config,
     timers: u32,
     end: Tick,
 ) -> Outcome {
     let producers = scripts.len();
     let handoff = handoff::Handoff::new(producers, timers);
-    let gate = pace::StartGate::new(producers + 1, speedup);
+    let gate = pace::StartGate::new(producers + 1, config.speedup);
     let began = Instant::now();
     let (logs, (duty, queued)) = std::thread::scope(|scope| {
         // The timer thread builds the queue it owns, which therefore never
@@ -296,7 +307,9 @@ fn run_handoff<Q: Algorithm + TimerQueue<Payload>>(
             .map(|script| {
                 let mut front = handoff.front::<Q>();
                 let gate = &gate;
-                scope.spawn(move || produce(&mut front, script, gate, producers, timers))
+                scope.spawn(move || {
+                    produce(&mut front, script, gate, producers, timers, config.saturate)
+                })
             })
             .collect();
         let logs: Vec<ProducerLog> = workers.into_iter().map(join).collect();
@@ -307,12 +320,12 @@ fn run_handoff<Q: Algorithm + TimerQueue<Payload>>(
 
 fn run_sharded<Q: Algorithm + TimerQueue<Payload>>(
     scripts: &[script::Script],
-    speedup: u64,
+    config: &Config,
     timers: u32,
     end: Tick,
 ) -> Outcome {
     let producers = scripts.len();
-    let gate = pace::StartGate::new(producers, speedup);
+    let gate = pace::StartGate::new(producers, config.speedup);
     let began = Instant::now();
     let results: Vec<(ProducerLog, DutyLog, usize)> = std::thread::scope(|scope| {
         let workers: Vec<_> = scripts
@@ -322,7 +335,7 @@ fn run_sharded<Q: Algorithm + TimerQueue<Payload>>(
                 scope.spawn(move || {
                     let mut front =
                         sharded::ShardedFront::new(Q::with_defaults(), producers, timers, end);
-                    let log = produce(&mut front, script, gate, producers, timers);
+                    let log = produce(&mut front, script, gate, producers, timers, config.saturate);
                     let queued = front.queued();
                     (log, front.log, queued)
                 })

@@ -37,6 +37,8 @@ pub struct Settings {
     pub window: Tick,
     /// Repetitions of each cell.
     pub repeat: u32,
+    /// Whether producers issue as fast as they can (the saturating variant).
+    pub saturate: bool,
 }
 
 /// What a threaded pass replays.
@@ -127,6 +129,7 @@ pub fn measure(
                             producers,
                             speedup: settings.speedup,
                             window: Some(settings.window),
+                            saturate: settings.saturate,
                         };
                         progress.set_message(format!(
                             "{}: {algorithm} {sharing} P={producers} (repetition {}/{})",

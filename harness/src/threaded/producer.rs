@@ -53,10 +53,13 @@ pub struct ProducerLog {
     pub fates: Vec<Fate>,
     /// Its thread's CPU time over the run, where the system says.
     pub cpu_ns: Option<u64>,
+    /// Wall time from the clock's start until its last operation returned.
+    pub issue_ns: u64,
 }
 
 /// Issues `script` through `front`: its prefill at once, then, once every
-/// thread has passed `gate`, each operation at its instant. `producers` is
+/// thread has passed `gate`, each operation at its instant (or, when
+/// `saturate`, each as soon as the previous one returned). `producers` is
 /// how many share the tape and `timers` how many timers it has.
 pub fn produce<F: Front>(
     front: &mut F,
@@ -64,6 +67,7 @@ pub fn produce<F: Front>(
     gate: &StartGate,
     producers: usize,
     timers: u32,
+    saturate: bool,
 ) -> ProducerLog {
     let cpu = CpuSpan::start();
     let mut latency = new_histogram();
@@ -74,7 +78,14 @@ pub fn produce<F: Front>(
             pace = Some(start(front, gate));
         }
         if let Some(pace) = &pace {
-            front.wait(pace.instant(op.at));
+            // Saturating, the wait returns at once (a `sharded` front still
+            // fires what is due).
+            let until = if saturate {
+                Instant::now()
+            } else {
+                pace.instant(op.at)
+            };
+            front.wait(until);
         }
         let started = Instant::now();
         let answer = match op.op {
@@ -95,14 +106,14 @@ pub fn produce<F: Front>(
             latency.saturating_record(u64::try_from(took.as_nanos()).unwrap_or(u64::MAX));
         }
     }
-    if pace.is_none() {
-        start(front, gate);
-    }
+    let pace = pace.unwrap_or_else(|| start(front, gate));
+    let issue_ns = pace.elapsed_nanos();
     front.finish();
     ProducerLog {
         latency,
         fates,
         cpu_ns: cpu.end(),
+        issue_ns,
     }
 }
 

@@ -35,6 +35,11 @@ pub fn measured(key: &Key<'_>, config: &Config, cell: &Cell) -> ThreadedRow {
         window_ticks: cell.end,
         wall_ms: cell.wall_ns as f64 / NANOS_PER_MILLI,
         ops: cell.latency.len(),
+        ops_per_s: if cell.issue_ns > 0 {
+            cell.latency.len() as f64 / (cell.issue_ns as f64 / NANOS_PER_SECOND)
+        } else {
+            0.0
+        },
         op_p50_ns: quantile(&cell.latency, 0.5),
         op_p99_ns: quantile(&cell.latency, 0.99),
         op_p999_ns: quantile(&cell.latency, 0.999),
@@ -81,6 +86,7 @@ fn named(key: &Key<'_>, config: &Config) -> ThreadedRow {
         producers: u32::try_from(config.producers).unwrap_or(u32::MAX),
         repetition: key.repetition,
         speedup: config.speedup,
+        saturated: config.saturate,
         run_id: key.run_id.to_owned(),
         ..ThreadedRow::default()
     }
