@@ -370,34 +370,34 @@ pub struct RunArgs {
     pub threaded: bool,
     /// With --threaded: producer thread counts, comma-separated, each from 1
     /// (this machine has the cores for 1 and 2).
-    #[arg(long, value_delimiter = ',', default_values_t = defaults::DEFAULT_PRODUCERS,
+    #[arg(long, value_delimiter = ',', default_values_t = defaults::DEFAULT_PRODUCERS, requires = "threaded",
           value_parser = clap::value_parser!(u32).range(1..=i64::from(defaults::MAX_PRODUCERS)))]
     pub producers: Vec<u32>,
     /// With --threaded: how producers and the timer thread share the queue,
     /// comma-separated: locked (one queue behind a lock: Kafka, the JDK),
     /// handoff (an MPSC queue drained by the timer thread: Netty), sharded
     /// (a queue per producer, advanced by it: Go, Linux).
-    #[arg(long, value_enum, value_delimiter = ',',
+    #[arg(long, value_enum, value_delimiter = ',', requires = "threaded",
           default_values_t = [SharingArg::Locked, SharingArg::Handoff, SharingArg::Sharded])]
     pub sharing: Vec<SharingArg>,
     /// With --threaded: how many times faster than real time the tapes are
     /// replayed (a tick, 1 ms of virtual time, lasts 1/N ms).
-    #[arg(long, default_value_t = defaults::DEFAULT_SPEEDUP,
+    #[arg(long, default_value_t = defaults::DEFAULT_SPEEDUP, requires = "threaded",
           value_parser = clap::value_parser!(u64).range(1..=defaults::MAX_SPEEDUP))]
     pub speedup: u64,
     /// With --threaded: replay each tape's first TICKS ticks only (its
     /// whole length if shorter); a cell takes TICKS / --speedup ms.
-    #[arg(long, value_name = "TICKS", default_value_t = defaults::DEFAULT_WINDOW,
+    #[arg(long, value_name = "TICKS", default_value_t = defaults::DEFAULT_WINDOW, requires = "threaded",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub threaded_window: u64,
     /// With --threaded: repetitions of each threaded cell.
-    #[arg(long, default_value_t = defaults::DEFAULT_REPEAT,
+    #[arg(long, default_value_t = defaults::DEFAULT_REPEAT, requires = "threaded",
           value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT))]
     pub threaded_repeat: u32,
     /// With --threaded: the saturating variant, producers issuing their
     /// operations as fast as they can instead of at the workload's rate
     /// (threaded.csv's ops_per_s is then their throughput).
-    #[arg(long)]
+    #[arg(long, requires = "threaded")]
     pub saturate: bool,
 }
 

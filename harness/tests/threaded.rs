@@ -253,6 +253,7 @@ fn bad_threaded_flags_are_refused_with_what_is_valid() {
         (&["--threaded", "--sharing", "mutex"][..], "locked"),
         (&["--threaded", "--producers", "0"][..], "0"),
         (&["--threaded", "--speedup", "0"][..], "0"),
+        (&["--producers", "3"][..], "--threaded"),
     ] {
         let run = timerbench(&small_run(out, flags));
         let message = String::from_utf8_lossy(&run.stderr);
