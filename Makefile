@@ -15,6 +15,11 @@ PROFILE ?= release
 TOOLS_PROFILE ?= test
 # Extra arguments for `timerbench run`, e.g. ARGS="--driver tick --seed 7".
 ARGS ?=
+# The threaded mode `make results` adds after the single-threaded passes
+# (threaded.csv: every contract row on two workloads, one and two producers,
+# three sharings; about two minutes of wall time, see
+# harness/src/threaded/defaults.rs). THREADED= leaves it out.
+THREADED ?= --threaded
 # Which criterion benchmarks `make bench` runs: a regex over <group>/<algorithm>/<N>,
 # e.g. FILTER='^insert/' or FILTER='hierarchical-wheel/1000000'. Empty: all of them.
 FILTER ?=
@@ -41,9 +46,9 @@ BENCH_ARGS ?=
 
 .PHONY: results report crosscheck ab paired counts compare docs bench bench-smoke test test-all test-slow lint soak clean
 
-## results: every algorithm on every built-in workload, into $(OUT)/ (release build).
+## results: every algorithm on every built-in workload, into $(OUT)/ (release build), then the threaded mode (THREADED= to leave it out).
 results:
-	$(CARGO) run --profile $(PROFILE) -p harness --bin timerbench -- run --scale $(SCALE) --out $(OUT) $(ARGS)
+	$(CARGO) run --profile $(PROFILE) -p harness --bin timerbench -- run --scale $(SCALE) --out $(OUT) $(THREADED) $(ARGS)
 
 ## crosscheck: the headline against a plain loop: the harness's whole pass and a plain event loop over the same tape, interleaved, per algorithm and workload (prints; writes nothing).
 crosscheck:

@@ -21,6 +21,8 @@ use crate::plain::CrosscheckConfig;
 use crate::replay::Driver;
 use crate::run::{DEFAULT_BATCHED_REPEAT, DEFAULT_REPEAT, RunConfig};
 use crate::select::{self, Choice, Inputs};
+use crate::threaded::sharing::Sharing;
+use crate::threaded::{self, defaults};
 
 // `timerbench counts`' flags.
 #[allow(missing_docs)]
@@ -365,6 +367,45 @@ pub struct RunArgs {
     /// `skip_reason`); its timed passes would each take about as long.
     #[arg(long, default_value_t = bench::DEFAULT_BUDGET.as_secs_f64(), value_parser = parse_budget)]
     pub budget: f64,
+    /// After the single-threaded passes, also run the threaded mode:
+    /// producer threads issue each workload's operations against the wall
+    /// clock and a timer thread fires them (see --producers, --sharing);
+    /// writes threaded.csv beside the other files. Without --algorithms or
+    /// --workloads it runs every contract row on timeouts and
+    /// kafka-purgatory.
+    #[arg(long)]
+    pub threaded: bool,
+    /// With --threaded: producer thread counts, comma-separated, each from 1
+    /// (this machine has the cores for 1 and 2).
+    #[arg(long, value_delimiter = ',', default_values_t = defaults::DEFAULT_PRODUCERS, requires = "threaded",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(defaults::MAX_PRODUCERS)))]
+    pub producers: Vec<u32>,
+    /// With --threaded: how producers and the timer thread share the queue,
+    /// comma-separated: locked (one queue behind a lock: Kafka, the JDK),
+    /// handoff (an MPSC queue drained by the timer thread: Netty), sharded
+    /// (a queue per producer, advanced by it: Go, Linux).
+    #[arg(long, value_enum, value_delimiter = ',', requires = "threaded",
+          default_values_t = [SharingArg::Locked, SharingArg::Handoff, SharingArg::Sharded])]
+    pub sharing: Vec<SharingArg>,
+    /// With --threaded: how many times faster than real time the tapes are
+    /// replayed (a tick, 1 ms of virtual time, lasts 1/N ms).
+    #[arg(long, default_value_t = defaults::DEFAULT_SPEEDUP, requires = "threaded",
+          value_parser = clap::value_parser!(u64).range(1..=defaults::MAX_SPEEDUP))]
+    pub speedup: u64,
+    /// With --threaded: replay each tape's first TICKS ticks only (its
+    /// whole length if shorter); a cell takes TICKS / --speedup ms.
+    #[arg(long, value_name = "TICKS", default_value_t = defaults::DEFAULT_WINDOW, requires = "threaded",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub threaded_window: u64,
+    /// With --threaded: repetitions of each threaded cell.
+    #[arg(long, default_value_t = defaults::DEFAULT_REPEAT, requires = "threaded",
+          value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT))]
+    pub threaded_repeat: u32,
+    /// With --threaded: the saturating variant, producers issuing their
+    /// operations as fast as they can instead of at the workload's rate
+    /// (threaded.csv's ops_per_s is then their throughput).
+    #[arg(long, requires = "threaded")]
+    pub saturate: bool,
 }
 
 impl RunArgs {
@@ -379,6 +420,44 @@ impl RunArgs {
             max_ticks: self.max_ticks,
             max_memory_gib: self.max_memory_gib,
             budget: self.budget,
+            threaded: self.threaded.then(|| threaded::pass::Settings {
+                producers: unique(self.producers.iter().map(|&p| p as usize)),
+                sharings: unique(self.sharing.iter().map(|&s| s.into())),
+                speedup: self.speedup,
+                window: self.threaded_window,
+                repeat: self.threaded_repeat,
+                saturate: self.saturate,
+            }),
+        }
+    }
+}
+
+/// `items` without repeats, in the order first given.
+fn unique<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// `--sharing`.
+#[allow(missing_docs)]
+#[derive(Clone, Copy, ValueEnum)]
+pub enum SharingArg {
+    Locked,
+    Handoff,
+    Sharded,
+}
+
+impl From<SharingArg> for Sharing {
+    fn from(arg: SharingArg) -> Self {
+        match arg {
+            SharingArg::Locked => Sharing::Locked,
+            SharingArg::Handoff => Sharing::Handoff,
+            SharingArg::Sharded => Sharing::Sharded,
         }
     }
 }

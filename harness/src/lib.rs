@@ -3,7 +3,8 @@
 //!
 //! The `timerbench` binary (`src/main.rs`) is a thin command line over this
 //! library; the benches reuse the same replay engine. Architecture invariant: the
-//! algorithms never read a clock, and only [`passes`] and [`clock`] here do.
+//! algorithms never read a clock, and only [`passes`], [`clock`] and the
+//! threaded mode ([`threaded`], which runs against the wall clock) here do.
 //!
 //! * [`replay`]: the drivers (event, tick) and the one replay loop every pass runs.
 //! * [`passes`]: the verification, throughput and latency passes as hooks.
@@ -17,6 +18,7 @@
 //! * [`alloc`]: the counting global allocator (installed by the binary).
 //! * [`clock`]: the clock floor and clock source.
 //! * [`memory`]: the memory latency probe (the cost of a cache miss by buffer size).
+//! * [`threaded`]: the threaded mode: producer threads, a timer thread, three sharings.
 //!
 //! The commands, one module each, called by the binary with a config built
 //! by [`cli`] and returning a [`failure::Failure`]: [`run`], [`list`],
@@ -55,6 +57,7 @@ pub mod summary;
 pub mod swap;
 pub mod sweeps;
 pub mod theory;
+pub mod threaded;
 pub mod wrap;
 
 /// The default seed of `timerbench run` and of the micro-benchmarks. Nothing up

@@ -26,7 +26,7 @@ use crate::output::{self, Floor, Key, Rows, TapeFacts};
 use crate::replay::{self, Driver};
 use crate::select::{self, Choice, WorkloadSource};
 use crate::wrap::{TERMINAL_WIDTH, wrap_words};
-use crate::{clock, stats, summary, sweeps, theory};
+use crate::{clock, stats, summary, sweeps, theory, threaded};
 
 /// Default repetitions: the fewest for which the distribution-free interval
 /// of a median (min to max) covers at least 95% (1 - 2/64 = 96.9%).
@@ -77,6 +77,8 @@ pub struct RunConfig {
     pub max_memory_gib: u64,
     /// Seconds an untimed verification pass may run.
     pub budget: f64,
+    /// The threaded mode's settings, when asked for (`--threaded`).
+    pub threaded: Option<threaded::pass::Settings>,
 }
 
 /// Runs `config`: checks, measures every workload, writes the files, prints
@@ -255,6 +257,10 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
     }
     progress.finish_and_clear();
 
+    let threaded_rows = match &config.threaded {
+        Some(settings) => Some(run_threaded(config, &selection, settings, &start.run_id)?),
+        None => None,
+    };
     let metadata = metadata::Metadata::collect(
         settings(config, scale),
         &selection,
@@ -263,7 +269,17 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
         overheads.clone(),
         &start,
     );
-    let swapped = output::write_all(&out, &rows, &metadata).map_err(Failure::Run)?;
+    let mut swapped = output::write_all(&out, &rows, &metadata).map_err(Failure::Run)?;
+    if let Some(threaded_rows) = &threaded_rows {
+        let written =
+            threaded::pass::write(&out, threaded_rows, &start.run_id).map_err(Failure::Run)?;
+        // The run's swap removed an earlier run's threaded.csv; this one
+        // replaces it.
+        swapped
+            .removed
+            .retain(|path| !written.written.contains(path));
+        swapped.written.extend(written.written);
+    }
     // The summary is written whole once the files are in place: a reader
     // that closed the pipe ends it quietly, a full stdout is an error, and
     // neither touches the files.
@@ -284,6 +300,30 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
     let _ = writeln!(text, "\nrun {}:", start.run_id);
     summary::write_swapped(&mut text, &swapped);
     crate::failure::print(&text)
+}
+
+/// The threaded pass (`--threaded`): its plan over the selection, a note of
+/// the rows it leaves out, its cells; a broken contract fails the run.
+fn run_threaded(
+    config: &RunConfig,
+    selection: &select::Selection,
+    settings: &threaded::pass::Settings,
+    run_id: &str,
+) -> Result<Vec<schema::ThreadedRow>, Failure> {
+    let choice = &config.choice;
+    let workloads_named = !choice.workloads.is_empty() || !choice.files.is_empty();
+    let plan = threaded::pass::plan(selection, !choice.algorithms.is_empty(), workloads_named);
+    if !plan.left_out.is_empty() {
+        let note = format!(
+            "the threaded mode runs contract rows only; not run threaded: {}",
+            plan.left_out.join(", ")
+        );
+        for line in wrap_words("timerbench: ", &note, TERMINAL_WIDTH) {
+            eprintln!("{line}");
+        }
+    }
+    threaded::pass::measure(&plan, settings, choice.seed, run_id)
+        .map_err(|violation| Failure::Run(anyhow::anyhow!(violation)))
 }
 
 /// The run's settings as the metadata records them.

@@ -11,7 +11,7 @@
 //! Layers: [`input`] reads and checks the files (the one place that knows the
 //! schema), [`model`] indexes them, gives each algorithm its family, colour
 //! and marker, and sets the variant rows of parameter sweeps apart,
-//! [`summary`], [`parameters`], [`predicted`] and [`tables`] compute the tables, [`charts`]
+//! [`summary`], [`parameters`], [`predicted`], [`threaded`] and [`tables`] compute the tables, [`charts`]
 //! draws the SVGs, [`page`] assembles the documents and [`output`] writes the
 //! directory atomically.
 
@@ -25,6 +25,7 @@ pub mod parameters;
 pub mod predicted;
 pub mod summary;
 pub mod tables;
+pub mod threaded;
 
 use std::path::{Path, PathBuf};
 
@@ -88,6 +89,8 @@ pub fn generate(results_dir: &Path, highlight: &[String]) -> Result<(PathBuf, us
     }
     let mut model = model::Model::new(results);
     model.set_predictions(input::read_predictions(results_dir).map_err(Failure::Input)?);
+    let threaded = threaded::read(results_dir, &model.results.metadata).map_err(Failure::Input)?;
+    model.set_threaded(threaded);
     model
         .set_highlight(highlight)
         .map_err(|message| Failure::Input(input::InputError::new(results_dir, None, message)))?;

@@ -21,7 +21,8 @@
 use std::collections::BTreeMap;
 
 use crate::input::{
-    AlgorithmEntry, CountRow, LatencyRow, PredictionRow, Results, RunRow, SweepPoint, ThroughputRow,
+    AlgorithmEntry, CountRow, LatencyRow, PredictionRow, Results, RunRow, SweepPoint, ThreadedRow,
+    ThroughputRow,
 };
 
 /// An RGB colour.
@@ -215,6 +216,9 @@ pub struct Model {
     /// `predictions.csv`'s rows (empty for a run made before predictions):
     /// read apart from `results`, see [`Model::set_predictions`].
     pub predictions: Vec<PredictionRow>,
+    /// `threaded.csv`'s rows (empty for a run without `--threaded`): read
+    /// apart from `results`, see [`Model::set_threaded`].
+    pub threaded: Vec<ThreadedRow>,
     runs: BTreeMap<(String, String), RunRow>,
     throughput: BTreeMap<OpKey, ThroughputRow>,
     latency: BTreeMap<OpKey, LatencyRow>,
@@ -331,6 +335,7 @@ impl Model {
             workloads,
             highlight: Vec::new(),
             predictions: Vec::new(),
+            threaded: Vec::new(),
             runs,
             throughput,
             latency,
@@ -341,6 +346,12 @@ impl Model {
     /// (`predictions.csv`, which the schema's reader has held to the run).
     pub fn set_predictions(&mut self, predictions: Vec<PredictionRow>) {
         self.predictions = predictions;
+    }
+
+    /// Sets the threaded mode's rows (`threaded.csv`, read by
+    /// `crate::threaded::read`).
+    pub fn set_threaded(&mut self, threaded: Vec<ThreadedRow>) {
+        self.threaded = threaded;
     }
 
     /// Sets the algorithms the x-y charts draw in colour; an error naming the

@@ -229,6 +229,9 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
     if let Some(section) = predicted_section(model) {
         out.push(section);
     }
+    if let Some(section) = threaded_section(model) {
+        out.push(section);
+    }
     out.push(Section {
         title: "Latency percentiles per workload".to_owned(),
         parts: std::iter::once(Part::Text(READ_LATENCY.to_owned()))
@@ -401,6 +404,48 @@ fn predicted_section(model: &Model) -> Option<Section> {
             )),
             Part::Table(table),
         ],
+    })
+}
+
+/// The threaded mode, when the results have `threaded.csv`: per workload,
+/// each design under each sharing and producer count.
+fn threaded_section(model: &Model) -> Option<Section> {
+    let settings = crate::threaded::settings(&model.threaded)?;
+    let mut parts = vec![Part::Text(format!(
+        "From `threaded.csv` (`timerbench run --threaded`): producer threads split each \
+         workload's timers and issue their operations against the wall clock while the timers \
+         fire on a timer thread that sleeps until the queue's next expiry (the next tick for a \
+         ticked wheel), {settings}. Sharings: `locked` is one queue behind a lock that producers \
+         and the timer thread take (Kafka, the JDK's ScheduledThreadPoolExecutor); `handoff` \
+         hands inserts, cancels and reschedules to the timer thread through an MPSC queue \
+         (Netty); `sharded` gives each producer its own queue, which it advances itself (Go, \
+         Linux), so its timer CPU is the producers'. Lateness is a fire's wall instant minus its \
+         deadline's, as measured: a coarse wheel's slot lasts its ticks divided by the speed-up \
+         on the wall clock, while the thread's wake-up delay is not sped up. A wakeup is an \
+         advance of the queue; an empty one fired nothing. An operation's latency is the \
+         producer's call alone (lock wait, hand-off, the structure's work). Every run was \
+         tallied: no timer lost, fired twice, fired after its cancel won, or early. This machine \
+         has two cores, so one and two producers are what it can measure; scaling beyond two \
+         cores needs a larger machine."
+    ))];
+    for (workload, table) in crate::threaded::tables(&model.threaded) {
+        parts.push(Part::Text(format!("**{workload}**")));
+        parts.push(Part::Table(table));
+        let single = |algorithm: &str| crate::summary::cell(model, algorithm, &workload).value();
+        if let Some(ranking) = crate::threaded::ranking_table(&model.threaded, &workload, single) {
+            parts.push(Part::Text(format!(
+                "How the ranking on {workload} changes when the timer lives on its own thread: \
+                 each design's rank single-threaded (the summary's all-in median) beside its \
+                 rank by median producer operation latency under each sharing and producer \
+                 count (1 is the fastest; ties share their mean rank), and each ranking's \
+                 Spearman correlation with the single-threaded one (1: the same order)."
+            )));
+            parts.push(Part::Table(ranking));
+        }
+    }
+    Some(Section {
+        title: "Threaded: lateness, wakeups and producer latency".to_owned(),
+        parts,
     })
 }
 

@@ -40,6 +40,10 @@ pub const CONTRACT_COST_FILE: &str = "contract_cost.csv";
 /// What the closed forms predict for the work counters (the harness's
 /// `theory`): optional for a reader (a run made before predictions has none).
 pub const PREDICTIONS_FILE: &str = "predictions.csv";
+/// What the threaded mode measured (`timerbench run --threaded`): optional
+/// for a reader (a run without `--threaded` has none). Written after the
+/// run's other files, as a set of its own ([`THREADED_FILES`]).
+pub const THREADED_FILE: &str = "threaded.csv";
 /// Run metadata (JSON).
 pub const METADATA_FILE: &str = "metadata.json";
 /// `timerbench counts`: instructions, simulated cache misses and
@@ -64,8 +68,13 @@ pub const RUN_FILES: [&str; 7] = [
 ];
 
 /// Files a run makes stale, removed as part of its swap: a `comparison.csv`
-/// describes the run it was made from, not the next one.
-pub const RUN_STALE_FILES: [&str; 1] = [COMPARISON_FILE];
+/// describes the run it was made from, not the next one, and a
+/// `threaded.csv` was measured by an earlier run (a run with `--threaded`
+/// writes its own right after the swap).
+pub const RUN_STALE_FILES: [&str; 2] = [COMPARISON_FILE, THREADED_FILE];
+
+/// The threaded mode's file, written whole after the run's other files.
+pub const THREADED_FILES: [&str; 1] = [THREADED_FILE];
 
 /// `timerbench counts`' files, in the order they are moved into place.
 pub const COUNTS_FILES: [&str; 2] = [COUNTS_FILE, COUNTS_METADATA_FILE];

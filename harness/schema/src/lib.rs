@@ -37,7 +37,7 @@
 //! Modules: [`files`] (names, version, sets), [`error`], [`check`] (checks
 //! beyond parsing), a module per file's row type ([`runs`], [`throughput`],
 //! [`repetitions`], [`latency`], [`contract_cost`], [`predictions`],
-//! [`counts`], [`comparison`]), [`metadata`], [`parse`] (one file's text into rows),
+//! [`threaded`], [`counts`], [`comparison`]), [`metadata`], [`parse`] (one file's text into rows),
 //! [`run_ids`] (the one-run rule) and [`reader`] (the whole directory).
 
 pub mod check;
@@ -54,6 +54,7 @@ pub mod reader;
 pub mod repetitions;
 pub mod run_ids;
 pub mod runs;
+pub mod threaded;
 pub mod throughput;
 
 pub use check::CheckRow;
@@ -64,7 +65,8 @@ pub use error::InputError;
 pub use files::{
     COMPARISON_FILE, CONTRACT_COST_FILE, COUNTS_FILE, COUNTS_FILES, COUNTS_METADATA_FILE,
     LATENCY_FILE, METADATA_FILE, PREDICTIONS_FILE, REPETITIONS_FILE, RUN_FILES, RUN_ID_COLUMN,
-    RUN_STALE_FILES, RUNS_FILE, SCHEMA_VERSION, THROUGHPUT_FILE, VERSION_COLUMN,
+    RUN_STALE_FILES, RUNS_FILE, SCHEMA_VERSION, THREADED_FILE, THREADED_FILES, THROUGHPUT_FILE,
+    VERSION_COLUMN,
 };
 pub use latency::LatencyRow;
 pub use metadata::{
@@ -77,4 +79,5 @@ pub use reader::{Results, RunFiles, read_predictions, read_results};
 pub use repetitions::{PASS_WHOLE, RepetitionRow};
 pub use run_ids::mixed_runs;
 pub use runs::{RunRow, STATUS_OK, STATUS_SKIPPED};
+pub use threaded::ThreadedRow;
 pub use throughput::{OPERATION_ALL, ThroughputRow};
