@@ -117,6 +117,12 @@ pub fn whole_per_op(whole: &[Rep<u64>], measured_ops: u64) -> Vec<f64> {
 }
 
 impl Rows {
+    /// The (algorithm, workload) cells with a `runs.csv` row so far,
+    /// measured or skipped: the metadata's `cells`.
+    pub fn cells(&self) -> usize {
+        self.runs.len()
+    }
+
     /// No rows yet, of the run `run_id` (`metadata::run_id`), which every
     /// row carries: a reader refuses files whose rows name different runs.
     pub fn new(run_id: &str) -> Self {

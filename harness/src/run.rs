@@ -262,7 +262,8 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
         memory.clone(),
         overheads.clone(),
         &start,
-    );
+    )
+    .with_cells(rows.cells());
     let swapped = output::write_all(&out, &rows, &metadata).map_err(Failure::Run)?;
     // The summary is written whole once the files are in place: a reader
     // that closed the pipe ends it quietly, a full stdout is an error, and

@@ -363,10 +363,8 @@ fn files_of_different_runs_a_cut_file_and_a_file_named_report_are_refused() {
     assert_input_error(
         &out,
         &[
-            "metadata.json",
-            "only in metadata.json: another-list",
-            "only in runs.csv: sorted-list",
-            "different runs",
+            "runs.csv:2",
+            "algorithm `sorted-list` is not one metadata.json lists",
         ],
     );
     assert!(!results.join("report").exists(), "no report is written");

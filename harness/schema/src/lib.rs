@@ -37,11 +37,13 @@
 //! Modules: [`files`] (names, version, sets), [`error`], [`check`] (checks
 //! beyond parsing), a module per file's row type ([`runs`], [`throughput`],
 //! [`repetitions`], [`latency`], [`contract_cost`], [`predictions`],
-//! [`counts`], [`comparison`]), [`metadata`], [`parse`] (one file's text into rows),
+//! [`counts`], [`comparison`]), [`metadata`], [`parse`] (one file's text into rows), [`consistency`]
+//! (the checks across a run's files),
 //! [`run_ids`] (the one-run rule) and [`reader`] (the whole directory).
 
 pub mod check;
 pub mod comparison;
+pub mod consistency;
 pub mod contract_cost;
 pub mod counts;
 pub mod error;
@@ -71,7 +73,7 @@ pub use metadata::{
     AlgorithmEntry, ClockFloor, MemoryLatency, Metadata, ParamValue, ReplayOverhead, Statistics,
     SweepPoint, SystemEntry, parse_counts_build, parse_metadata, read_counts_build, read_metadata,
 };
-pub use parse::{parse_csv, read_csv, read_optional_csv};
+pub use parse::{parse_csv, parse_csv_lined, read_csv, read_csv_lined, read_optional_csv};
 pub use predictions::PredictionRow;
 pub use reader::{Results, RunFiles, read_predictions, read_results};
 pub use repetitions::{PASS_WHOLE, RepetitionRow};
