@@ -548,7 +548,7 @@ pub struct PlanCells<'a> {
 impl RowVisitor for PlanCells<'_> {
     fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
         if self.selected.iter().any(|name| name == row_name::<Q>()) {
-            let admitted = admit::<Q>(self.prepared, Driver::Event);
+            let admitted = admit::<Q>(self.prepared, Driver::Event, None);
             let max_pending = admitted.map(|(_, max_pending)| max_pending);
             self.cells
                 .push((row_name::<Q>(), !Q::CLOCK_EPOCH, max_pending));

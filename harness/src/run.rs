@@ -15,6 +15,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -169,7 +170,19 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
         let (tape, scale_name) = source.tape(config.choice.seed);
         let workload = tape.name.clone();
         progress.set_message(format!("[{place}] {workload}: reference model"));
-        let prepared = Prepared::new(tape, driver).with_max_ticks(config.max_ticks);
+        let budget = std::time::Duration::from_secs_f64(config.budget);
+        let (tape_name, tape_end) = (tape.name.clone(), tape.end);
+        let prepared = Prepared::within(tape, driver, Some(Instant::now() + budget))
+            .map_err(|ops| {
+                Failure::Input(reference_timed_out(
+                    &tape_name,
+                    driver,
+                    tape_end,
+                    config.budget,
+                    ops,
+                ))
+            })?
+            .with_max_ticks(config.max_ticks);
         let facts = tape_facts(&prepared);
         let plan_seed = replay::workload_seed(config.choice.seed, &workload);
         let settings = bench::Settings {
@@ -177,7 +190,7 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
             repeat: config.repeat,
             batched_repeat: config.batched_repeat,
             plan_seed,
-            budget: std::time::Duration::from_secs_f64(config.budget),
+            budget,
         };
         let mut on_step = |step: Step<'_>| {
             match step {
@@ -285,6 +298,25 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
     let _ = writeln!(text, "\nrun {}:", start.run_id);
     summary::write_swapped(&mut text, &swapped);
     crate::failure::print(&text)
+}
+
+/// The error of a workload whose reference model's replay ran past the
+/// budget: nothing can be checked against a reference that was not made, so
+/// the run stops, before writing anything, and says what to change.
+fn reference_timed_out(
+    workload: &str,
+    driver: Driver,
+    end: u64,
+    budget_seconds: f64,
+    ops: u64,
+) -> anyhow::Error {
+    anyhow::anyhow!(
+        "workload {workload}: the reference model's replay ran past the budget of \
+         {budget_seconds} s (--budget) after {ops} operations; the {} driver steps it to the \
+         tape's end, tick {end}. Use --driver event, a larger --budget, or a --max-ticks below \
+         {end} to have the workload refused at once",
+        driver.name()
+    )
 }
 
 /// The run's settings as the metadata records them.

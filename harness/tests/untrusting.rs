@@ -1,0 +1,109 @@
+//! The second round of bad input, as a user met it: commands that hung, or
+//! read what they should have refused. Each test is named by the class of
+//! the case (`hang_`, `loss_`, `unclear_`) and runs the binary with a
+//! deadline of its own, so that a hang fails the test instead of stalling
+//! the suite.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long any command here may take before the test calls it a hang: a
+/// budget of one second plus a debug build's start-up, many times over.
+const HANG_AFTER: Duration = Duration::from_secs(60);
+
+/// A fresh, empty scratch directory for one test, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh, empty scratch directory for one test.
+fn scratch(name: &str) -> Scratch {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "timerbench-untrusting-{}-{}-{name}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    Scratch(dir)
+}
+
+/// Runs timerbench with `args`, killing it and failing the test if it has
+/// not ended within [`HANG_AFTER`].
+fn timerbench(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_timerbench"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("timerbench runs");
+    let started = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if started.elapsed() > HANG_AFTER {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("timerbench {args:?} ran past {HANG_AFTER:?}: it hangs");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().expect("output")
+}
+
+/// Standard error as text.
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Writes `text` into `dir/name` and returns its path as a string.
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write input");
+    path.to_str().expect("utf-8 path").to_owned()
+}
+
+#[test]
+fn hang_the_reference_replay_under_the_tick_driver_stops_at_the_budget() {
+    let dir = scratch("tick-reference");
+    let trace = write(
+        &dir.0,
+        "far.csv",
+        "at,op,timer,deadline\n0,insert,1,5\n4611686018427387904,advance,,\n",
+    );
+    let out_dir = dir.0.join("out");
+    let started = Instant::now();
+    let out = timerbench(&[
+        "run",
+        "--trace",
+        &trace,
+        "--algorithms",
+        "binary-heap",
+        "--driver",
+        "tick",
+        "--max-ticks",
+        "18446744073709551615",
+        "--budget",
+        "1",
+        "--repeat",
+        "1",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let message = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{message}");
+    assert!(message.contains("ran past the budget of 1 s"), "{message}");
+    assert!(message.contains("--driver event"), "{message}");
+    assert!(!out_dir.join("runs.csv").exists(), "nothing is written");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+}
