@@ -190,6 +190,17 @@ fn replace_between(readme: &str, begin: &str, end: &str, block: &str) -> Result<
     }
 }
 
+/// The largest README `docs` reads: the project's are tens of kilobytes, so
+/// anything near this is not one.
+const MAX_README_BYTES: u64 = 4 << 20;
+
+/// The text of the README at `path`, read only if it is a regular file of
+/// at most [`MAX_README_BYTES`]: a FIFO would block and `/dev/zero` never end.
+fn read_readme(path: &Path) -> Result<String> {
+    workloads::read_text_file(path, MAX_README_BYTES)
+        .with_context(|| format!("cannot read {}", path.display()))
+}
+
 /// The README at `path` as it is, and as it should be with the registry's
 /// tables, the systems table and, from the run recorded in `results`, the
 /// headline and the findings ([`crate::headline`]).
@@ -198,8 +209,7 @@ fn current_and_expected(
     catalog: &[AlgorithmInfo],
     results: &Path,
 ) -> Result<(String, String)> {
-    let readme =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let readme = read_readme(path)?;
     let headline = headline::headline_block(results)?;
     let findings = headline::findings_block(results)?;
     let expected = replace_block(&readme, &algorithm_tables(catalog))
@@ -262,8 +272,7 @@ pub fn workloads_table() -> Result<String> {
 
 /// The workloads README at `path` as it is, and as it should be.
 fn workloads_current_and_expected(path: &Path) -> Result<(String, String)> {
-    let readme =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let readme = read_readme(path)?;
     let expected = replace_between(
         &readme,
         workloads::readme::BEGIN_MARKER,

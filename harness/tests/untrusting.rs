@@ -107,3 +107,22 @@ fn hang_the_reference_replay_under_the_tick_driver_stops_at_the_budget() {
         started.elapsed()
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn hang_docs_refuses_a_readme_that_is_a_device_or_a_fifo() {
+    let dir = scratch("docs-readme");
+    let fifo = dir.0.join("README.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    for (path, kind) in [
+        (Path::new("/dev/zero"), "a device"),
+        (fifo.as_path(), "a FIFO"),
+    ] {
+        let out = timerbench(&["docs", "--readme", path.to_str().unwrap()]);
+        let message = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{message}");
+        assert!(message.contains(kind), "{message}");
+        assert!(message.contains("not a regular file"), "{message}");
+    }
+}

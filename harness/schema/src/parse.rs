@@ -14,6 +14,7 @@
 //! off by one for files with CRLF line ends.
 
 use std::fs;
+use std::io::Read;
 use std::path::Path;
 
 use serde::de::DeserializeOwned;
@@ -31,15 +32,46 @@ pub fn json_error(path: &Path, error: &serde_json::Error) -> InputError {
     )
 }
 
-/// The text of the file `path`, or an error saying what makes it.
+/// The largest results file read: the reference run's largest is a few
+/// megabytes, so a file near this is not one, and reading it whole would
+/// only fill memory.
+pub const MAX_RESULTS_FILE_BYTES: u64 = 1 << 30;
+
+/// The text of the file `path`, or an error saying what makes it. Only a
+/// regular file of at most [`MAX_RESULTS_FILE_BYTES`] is read: a FIFO would
+/// block the reader and a device such as `/dev/zero` never end.
 pub fn read_text(path: &Path) -> Result<String, InputError> {
-    fs::read_to_string(path).map_err(|e| {
-        InputError::new(
-            path,
-            None,
-            format!("cannot read the file ({e}); `make results` writes it"),
-        )
-    })
+    let refuse = |what: String| InputError::new(path, None, what);
+    let kind = fs::metadata(path).map_err(|e| {
+        refuse(format!(
+            "cannot read the file ({e}); `make results` writes it"
+        ))
+    })?;
+    if !kind.is_file() {
+        return Err(refuse(
+            "it is not a regular file (a directory, a pipe or a device); a results file is \
+             read only from a regular file, which `make results` writes"
+                .to_owned(),
+        ));
+    }
+    let mut text = String::new();
+    fs::File::open(path)
+        .and_then(|file| {
+            file.take(MAX_RESULTS_FILE_BYTES + 1)
+                .read_to_string(&mut text)
+        })
+        .map_err(|e| {
+            refuse(format!(
+                "cannot read the file ({e}); `make results` writes it"
+            ))
+        })?;
+    if text.len() as u64 > MAX_RESULTS_FILE_BYTES {
+        return Err(refuse(format!(
+            "it is larger than {MAX_RESULTS_FILE_BYTES} bytes, far more than any run writes; \
+             it is not a results file"
+        )));
+    }
+    Ok(text)
 }
 
 /// Reads a CSV file of `T` rows: the header must start with `schema_version`,

@@ -277,3 +277,30 @@ fn silent_runs_cut_at_a_line_boundary_against_the_metadata_cells_are_refused() {
         "{error}"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn hang_a_results_file_that_is_a_fifo_or_a_device_is_refused() {
+    for (name, make) in [
+        ("fifo", "mkfifo"),
+        ("device", "ln"), // a link to /dev/zero
+    ] {
+        let dir = damaged(THROUGHPUT_FILE, |t| t);
+        let path = dir.join(THROUGHPUT_FILE);
+        fs::remove_file(&path).unwrap();
+        let status = if make == "mkfifo" {
+            std::process::Command::new("mkfifo").arg(&path).status()
+        } else {
+            std::process::Command::new("ln")
+                .args(["-s", "/dev/zero"])
+                .arg(&path)
+                .status()
+        };
+        assert!(status.unwrap().success(), "{name}");
+        let error = refused(&dir, THROUGHPUT_FILE);
+        assert!(
+            error.message.contains("not a regular file"),
+            "{name}: {error}"
+        );
+    }
+}
