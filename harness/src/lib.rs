@@ -33,6 +33,7 @@ pub mod clock;
 pub mod closest;
 pub mod counts;
 pub mod counts_command;
+pub mod dir_lock;
 pub mod docs;
 pub mod failure;
 #[cfg(test)]

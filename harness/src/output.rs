@@ -649,8 +649,13 @@ pub fn prepare_dir(dir: &Path) -> Result<()> {
     fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
     let probe = dir.join(format!(".timerbench-probe-{}", std::process::id()));
-    fs::write(&probe, b"")
-        .with_context(|| format!("the output directory {} is not writable", dir.display()))?;
+    fs::write(&probe, b"").map_err(|error| {
+        anyhow::anyhow!(
+            "the output directory {} is not writable: {}",
+            dir.display(),
+            crate::dir_lock::describe(&error)
+        )
+    })?;
     fs::remove_file(&probe).ok();
     Ok(())
 }
@@ -677,12 +682,18 @@ pub struct Destination<'a> {
 /// timerbench processes that are gone left there is removed
 /// ([`swap::remove_abandoned`]; the sentences returned say what, for the
 /// terminal); and its filesystem has room for the estimate
-/// ([`swap::check_free_space`]).
+/// ([`swap::check_free_space`]). It takes the directory's lock once the
+/// targets are checked ([`crate::dir_lock`]), so that a second writer is
+/// refused before it measures anything; [`swap::write_set`] lets it go.
 pub fn prepare_output(to: &Destination<'_>) -> Result<Vec<String>> {
     prepare_dir(to.dir)?;
     swap::check_targets(to.dir, to.targets, to.writer)?;
+    crate::dir_lock::lock(to.dir, to.writer)?;
     let notes = swap::remove_abandoned(to.dir, to.targets);
-    swap::check_free_space(to.dir, to.estimate, &to.how)?;
+    if let Err(error) = swap::check_free_space(to.dir, to.estimate, &to.how) {
+        crate::dir_lock::release(to.dir);
+        return Err(error);
+    }
     Ok(notes)
 }
 
@@ -779,11 +790,12 @@ mod tests {
         }
     }
 
-    /// Every entry of `dir` (hidden ones too) and its bytes; a directory
-    /// has none.
+    /// Every entry of `dir` (hidden ones too, but the writers' lock, which
+    /// holds no result) and its bytes; a directory has none.
     fn entries(dir: &Path) -> Vec<(String, Vec<u8>)> {
         let mut entries: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
             .unwrap()
+            .filter(|entry| entry.as_ref().unwrap().file_name() != crate::dir_lock::LOCK_FILE)
             .map(|entry| {
                 let entry = entry.unwrap();
                 let name = entry.file_name().to_string_lossy().into_owned();

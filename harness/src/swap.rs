@@ -268,11 +268,30 @@ pub fn write_set(
     let dir = set.dir;
     let every: Vec<&str> = set.files.iter().chain(set.stale).copied().collect();
     check_targets(dir, &every, set.writer)?;
+    crate::dir_lock::lock(dir, set.writer)?;
+    let written = write_locked(set, stage, rename);
+    crate::dir_lock::release(dir);
+    written
+}
+
+/// [`write_set`] once the directory's lock is held.
+fn write_locked(
+    set: &FileSet<'_>,
+    stage: impl FnOnce(&Path) -> Result<()>,
+    rename: impl FnMut(&Path, &Path) -> io::Result<()>,
+) -> Result<Swapped> {
+    let dir = set.dir;
     let staging = dir.join(&set.staging);
-    fs::create_dir(&staging).with_context(|| {
-        format!(
-            "cannot create the staging directory {} (a directory of that name means another \
-             writer of the same process id is under way); nothing was written",
+    fs::create_dir(&staging).map_err(|error| {
+        let why = if error.kind() == ErrorKind::AlreadyExists {
+            "a directory of that name is there: another writer of the same process id is under \
+             way"
+            .to_owned()
+        } else {
+            crate::dir_lock::describe(&error)
+        };
+        anyhow::anyhow!(
+            "cannot create the staging directory {} ({why}); nothing was written",
             staging.display()
         )
     })?;
@@ -507,10 +526,12 @@ mod tests {
         }
     }
 
-    /// Every file of `dir` and its contents, sorted by name.
+    /// Every file of `dir` but the writers' lock, and its contents, sorted
+    /// by name.
     fn contents(dir: &Path) -> Vec<(String, String)> {
         let mut files: Vec<(String, String)> = fs::read_dir(dir)
             .unwrap()
+            .filter(|entry| entry.as_ref().unwrap().file_name() != crate::dir_lock::LOCK_FILE)
             .map(|entry| {
                 let entry = entry.unwrap();
                 let text = fs::read_to_string(entry.path()).unwrap_or_else(|_| "<dir>".into());

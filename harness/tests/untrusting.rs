@@ -126,3 +126,51 @@ fn hang_docs_refuses_a_readme_that_is_a_device_or_a_fifo() {
         assert!(message.contains("not a regular file"), "{message}");
     }
 }
+
+#[test]
+fn loss_a_second_writer_of_one_directory_is_refused_at_once_naming_the_first() {
+    let dir = scratch("two-writers");
+    let out_dir = dir.0.join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    // This test holds the lock as a first writer would, with its id.
+    let lock_path = out_dir.join(".timerbench-lock");
+    std::fs::write(&lock_path, "4242\n").unwrap();
+    let held = std::fs::File::open(&lock_path).unwrap();
+    held.try_lock().expect("the test takes the lock");
+    let out = timerbench(&[
+        "run",
+        "--scale",
+        "small",
+        "--algorithms",
+        "binary-heap",
+        "--workloads",
+        "uniform",
+        "--repeat",
+        "1",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let message = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{message}");
+    assert!(message.contains("process 4242"), "{message}");
+    assert!(message.contains("is writing into"), "{message}");
+    assert!(!out_dir.join("runs.csv").exists(), "nothing is written");
+
+    // Once the first writer is gone, the second one writes.
+    drop(held);
+    let out = timerbench(&[
+        "run",
+        "--scale",
+        "small",
+        "--algorithms",
+        "binary-heap",
+        "--workloads",
+        "uniform",
+        "--repeat",
+        "1",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out_dir.join("runs.csv").exists());
+}
