@@ -25,9 +25,12 @@
 //!
 //! A process killed between two renames can still leave a mix of old and new
 //! files: no sequence of renames is atomic as a whole. The run id in every
-//! file (`results/README.md`) lets every reader refuse such a mix, and the next
-//! command that writes into the directory removes the staging directory the
-//! killed process left ([`remove_abandoned`]).
+//! file (`results/README.md`) lets every reader refuse such a mix, and the
+//! refusal says where the intact previous set is (the staging directory's
+//! `previous/`) and how to restore it (`schema::interrupted`). The next
+//! command that writes into the directory removes what the killed process
+//! left ([`remove_abandoned`]), except a `previous/` with files in it, which
+//! it keeps and names.
 //!
 //! The rename is a parameter of [`write_set`], so that a test can make any one
 //! of them fail (`output.rs` makes the second of a run's fail).
@@ -39,13 +42,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-/// What every staging directory's name starts with: `.timerbench-<what>-<id>`,
-/// the id ending in `-<process id>`.
-pub const STAGING_PREFIX: &str = ".timerbench-";
-
-/// The folder of a staging directory that keeps the targets' previous
-/// versions while they are replaced.
-const PREVIOUS_DIR: &str = "previous";
+pub use schema::{PREVIOUS_DIR, STAGING_PREFIX};
 
 /// How many times the estimated size of what is written the filesystem must
 /// have free: room for the staged files and the previous ones they replace,
@@ -147,6 +144,19 @@ pub fn remove_abandoned(dir: &Path, targets: &[&str]) -> Vec<String> {
         let Some(pid) = pid.filter(|&pid| process_gone(pid)) else {
             continue;
         };
+        // A writer that died in the middle of its swap left the set it was
+        // replacing whole in `previous/`: perhaps the only intact one, so it
+        // is kept, and the note says how to restore it.
+        let previous = path.join(PREVIOUS_DIR);
+        if metadata.is_dir() && schema::previous_sets(dir).contains(&previous) {
+            notes.push(format!(
+                "kept {}, left by a timerbench process ({pid}) that ended while swapping its \
+                 files in: {}",
+                path.display(),
+                schema::restore_hint(dir, &previous)
+            ));
+            continue;
+        }
         let removed = if metadata.is_dir() {
             fs::remove_dir_all(&path)
         } else {

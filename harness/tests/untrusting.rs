@@ -57,9 +57,14 @@ fn timerbench(args: &[&str]) -> Output {
     child.wait_with_output().expect("output")
 }
 
-/// Standard error as text.
+/// Standard error as text, with the lines an error is wrapped into joined
+/// again (one space between words), so that a test looks for a phrase
+/// wherever the wrap fell.
 fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    String::from_utf8_lossy(&out.stderr)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Writes `text` into `dir/name` and returns its path as a string.
@@ -173,4 +178,37 @@ fn loss_a_second_writer_of_one_directory_is_refused_at_once_naming_the_first() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(out_dir.join("runs.csv").exists());
+}
+
+#[test]
+fn loss_the_next_run_keeps_the_previous_set_of_a_writer_that_died_mid_swap() {
+    let dir = scratch("died-mid-swap");
+    let out_dir = dir.0.join("out");
+    // A process id above any kernel's pid_max: a writer that is gone.
+    let staging = out_dir.join(".timerbench-run-20261128T000000Z-4294967290");
+    let previous = staging.join("previous");
+    std::fs::create_dir_all(&previous).unwrap();
+    std::fs::write(previous.join("runs.csv"), "the old runs\n").unwrap();
+    let out = timerbench(&[
+        "run",
+        "--scale",
+        "small",
+        "--algorithms",
+        "binary-heap",
+        "--workloads",
+        "uniform",
+        "--repeat",
+        "1",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let message = stderr(&out);
+    assert!(out.status.success(), "{message}");
+    assert_eq!(
+        std::fs::read_to_string(previous.join("runs.csv")).unwrap(),
+        "the old runs\n",
+        "the previous set is kept"
+    );
+    assert!(message.contains("kept"), "{message}");
+    assert!(message.contains("cp -p"), "{message}");
 }

@@ -38,7 +38,8 @@
 //! beyond parsing), a module per file's row type ([`runs`], [`throughput`],
 //! [`repetitions`], [`latency`], [`contract_cost`], [`predictions`],
 //! [`counts`], [`comparison`]), [`metadata`], [`parse`] (one file's text into rows), [`consistency`]
-//! (the checks across a run's files),
+//! (the checks across a run's files), [`interrupted`] (a swap a writer did
+//! not finish),
 //! [`run_ids`] (the one-run rule) and [`reader`] (the whole directory).
 
 pub mod check;
@@ -48,6 +49,7 @@ pub mod contract_cost;
 pub mod counts;
 pub mod error;
 pub mod files;
+pub mod interrupted;
 pub mod latency;
 pub mod metadata;
 pub mod parse;
@@ -68,6 +70,7 @@ pub use files::{
     LATENCY_FILE, METADATA_FILE, PREDICTIONS_FILE, REPETITIONS_FILE, RUN_FILES, RUN_ID_COLUMN,
     RUN_STALE_FILES, RUNS_FILE, SCHEMA_VERSION, THROUGHPUT_FILE, VERSION_COLUMN,
 };
+pub use interrupted::{PREVIOUS_DIR, STAGING_PREFIX, previous_sets, restore_hint};
 pub use latency::LatencyRow;
 pub use metadata::{
     AlgorithmEntry, ClockFloor, MemoryLatency, Metadata, ParamValue, ReplayOverhead, Statistics,

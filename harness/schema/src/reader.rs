@@ -38,6 +38,7 @@ use crate::files::{
     COMPARISON_FILE, CONTRACT_COST_FILE, COUNTS_FILE, COUNTS_METADATA_FILE, LATENCY_FILE,
     METADATA_FILE, PREDICTIONS_FILE, REPETITIONS_FILE, RUNS_FILE, THROUGHPUT_FILE,
 };
+use crate::interrupted::{previous_sets, restore_hint};
 use crate::latency::LatencyRow;
 use crate::metadata::{Metadata, read_counts_build, read_metadata};
 use crate::parse::{read_csv_lined, read_optional_csv};
@@ -98,7 +99,21 @@ impl RunFiles {
     /// its `metadata.json`; every run file that is there is parsed; a run in
     /// which nothing was measured is refused (its figure files hold no row);
     /// and the files must name one run.
+    ///
+    /// When the read fails and a writer left a `previous/` set in the
+    /// directory (it stopped in the middle of its swap), the error says
+    /// where that set is and how to restore it ([`crate::interrupted`]).
     pub fn read(dir: &Path) -> Result<Self, InputError> {
+        Self::read_checked(dir).map_err(|mut error| {
+            for previous in previous_sets(dir) {
+                error.message = format!("{}; {}", error.message, restore_hint(dir, &previous));
+            }
+            error
+        })
+    }
+
+    /// [`RunFiles::read`] without the hint.
+    fn read_checked(dir: &Path) -> Result<Self, InputError> {
         if !dir.is_dir() {
             return Err(InputError::new(
                 dir,

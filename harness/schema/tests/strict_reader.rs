@@ -304,3 +304,32 @@ fn hang_a_results_file_that_is_a_fifo_or_a_device_is_refused() {
         );
     }
 }
+
+#[test]
+fn loss_a_swap_stopped_midway_is_refused_with_where_the_previous_set_is() {
+    // A writer killed between two renames: runs.csv is new (another run's
+    // id), the rest old, and the old runs.csv is whole in `previous/`.
+    let dir = damaged(RUNS_FILE, |t| {
+        let mut lines = t.lines();
+        let mut out = format!("{},run_id\n", lines.next().unwrap());
+        for line in lines {
+            out.push_str(&format!("{line},20261128T000000Z-1\n"));
+        }
+        out
+    });
+    let previous = dir
+        .join(".timerbench-run-20261128T000000Z-1")
+        .join("previous");
+    fs::create_dir_all(&previous).unwrap();
+    fs::copy(fixture().join(RUNS_FILE), previous.join(RUNS_FILE)).unwrap();
+    let error = RunFiles::read(&dir).expect_err("a mix is refused");
+    assert!(error.message.contains("different runs"), "{error}");
+    assert!(
+        error
+            .message
+            .contains(&format!("whole in {}", previous.display())),
+        "{error}"
+    );
+    assert!(error.message.contains("cp -p"), "{error}");
+    let _ = fs::remove_dir_all(&dir);
+}
