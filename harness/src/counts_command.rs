@@ -90,7 +90,11 @@ pub fn counts(config: &CountsConfig) -> Result<(), Failure> {
     let started = Instant::now();
     let scratch = std::path::absolute(&config.out)
         .map_err(|error| Failure::Input(anyhow::anyhow!("{}: {error}", config.out.display())))?
-        .join(format!(".counts-{}", std::process::id()));
+        .join(format!(
+            "{}{}",
+            crate::swap::COUNTS_SCRATCH_PREFIX,
+            std::process::id()
+        ));
     std::fs::create_dir_all(&scratch).map_err(|error| {
         Failure::Input(anyhow::anyhow!(
             "cannot create {}: {error}",

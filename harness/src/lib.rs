@@ -28,6 +28,7 @@
 
 pub mod alloc;
 pub mod bench;
+pub mod child;
 pub mod cli;
 pub mod clock;
 pub mod closest;

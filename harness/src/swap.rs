@@ -88,6 +88,16 @@ fn staging_pid(name: &str) -> Option<u32> {
     pid.parse().ok()
 }
 
+/// What the scratch directory of `timerbench counts` (its tapes, callgrind's
+/// files while they are read) is called in its output directory, followed by
+/// the process id.
+pub const COUNTS_SCRATCH_PREFIX: &str = ".counts-";
+
+/// The process id a `counts` scratch directory's name ends in, if it is one.
+fn counts_scratch_pid(name: &str) -> Option<u32> {
+    name.strip_prefix(COUNTS_SCRATCH_PREFIX)?.parse().ok()
+}
+
 /// The process id of a temporary file `.<target>.tmp-<pid>` that timerbench
 /// wrote before staging directories, for a target among `targets`.
 fn legacy_temp_pid(name: &str, targets: &[&str]) -> Option<u32> {
@@ -115,7 +125,7 @@ fn process_gone(pid: u32) -> bool {
 }
 
 /// Removes what timerbench processes that are gone left in `dir`: staging
-/// directories, and the temporary files (`.<target>.tmp-<pid>`, for a name of
+/// directories, `timerbench counts`' scratch directories, and the temporary files (`.<target>.tmp-<pid>`, for a name of
 /// `targets`) that versions before staging directories left. Returns one
 /// sentence per thing removed or that could not be removed, for the caller to
 /// print.
@@ -135,7 +145,7 @@ pub fn remove_abandoned(dir: &Path, targets: &[&str]) -> Vec<String> {
             continue;
         };
         let pid = if metadata.is_dir() {
-            staging_pid(&name)
+            staging_pid(&name).or_else(|| counts_scratch_pid(&name))
         } else if metadata.is_file() {
             legacy_temp_pid(&name, targets)
         } else {
@@ -672,6 +682,7 @@ mod tests {
         for name in [
             staging_name("run", &format!("20260101T000000Z-{gone}")),
             staging_name("run", &format!("20260101T000000Z-{mine}")),
+            format!("{COUNTS_SCRATCH_PREFIX}{gone}"),
             "report".to_owned(),
         ] {
             fs::create_dir(scratch.0.join(name)).unwrap();
@@ -681,7 +692,7 @@ mod tests {
         let notes = remove_abandoned(&scratch.0, &FILES);
         let left: Vec<String> = contents(&scratch.0).into_iter().map(|(n, _)| n).collect();
         if cfg!(target_os = "linux") {
-            assert_eq!(notes.len(), 2, "{notes:?}");
+            assert_eq!(notes.len(), 3, "{notes:?}");
             assert!(notes[0].contains(&format!("({gone})")), "{notes:?}");
             let mut expected = vec![
                 format!(".notes.tmp-{gone}"),
@@ -704,6 +715,8 @@ mod tests {
         assert_eq!(staging_pid(".timerbench-counts-77"), Some(77));
         assert_eq!(staging_pid(".timerbench-run-x"), None);
         assert_eq!(staging_pid(".report.tmp-12"), None);
+        assert_eq!(counts_scratch_pid(".counts-4321"), Some(4321));
+        assert_eq!(counts_scratch_pid(".counts-x"), None);
         assert_eq!(legacy_temp_pid(".runs.csv.tmp-42", &FILES), Some(42));
         assert_eq!(legacy_temp_pid(".other.csv.tmp-42", &FILES), None);
         assert_eq!(legacy_temp_pid(".runs.csv.tmp-x", &FILES), None);
