@@ -181,13 +181,24 @@ fn replace_between(readme: &str, begin: &str, end: &str, block: &str) -> Result<
             &readme[..*first],
             &readme[last + end.len()..]
         )),
+        ([first], [last]) => bail!(
+            "the README's `{end}` line (line {}) comes before its `{begin}` line (line {}); \
+             the generated block goes between `{begin}` and, after it, `{end}`",
+            line_at(readme, *last),
+            line_at(readme, *first)
+        ),
         _ => bail!(
             "the README needs exactly one `{begin}` line followed by one `{end}` line \
-             (found {} and {})",
+             (found {} of the first and {} of the second)",
             begins.len(),
             ends.len()
         ),
     }
+}
+
+/// The 1-based line of byte `offset` of `text`.
+fn line_at(text: &str, offset: usize) -> usize {
+    text[..offset].matches('\n').count() + 1
 }
 
 /// The largest README `docs` reads: the project's are tens of kilobytes, so
@@ -332,6 +343,29 @@ mod tests {
     }
 
     #[test]
+    fn markers_in_the_wrong_order_are_said_to_be_so() {
+        let readme = "a\nEND\nb\nBEGIN\nc\n";
+        let error = replace_between(readme, "BEGIN", "END", "x")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("`END` line (line 2) comes before its `BEGIN` line (line 4)"),
+            "{error}"
+        );
+        let error = replace_between("BEGIN\nBEGIN\nEND\n", "BEGIN", "END", "x")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("found 2 of the first and 1 of the second"),
+            "{error}"
+        );
+        assert_eq!(
+            replace_between("a\nBEGIN\nold\nEND\nb", "BEGIN", "END", "x").unwrap(),
+            "a\nx\nb"
+        );
+    }
+
+    #[test]
     fn the_block_counts_and_tables_every_family_that_has_rows() {
         let catalog = [
             info("wheel", Family::Modern, None),
@@ -378,6 +412,9 @@ mod tests {
         assert!(replace_block("no markers", "NEW").is_err());
         let twice = format!("{readme}{BEGIN_MARKER}\n");
         let error = replace_block(&twice, "NEW").unwrap_err().to_string();
-        assert!(error.contains("found 2 and 1"), "{error}");
+        assert!(
+            error.contains("found 2 of the first and 1 of the second"),
+            "{error}"
+        );
     }
 }

@@ -234,14 +234,19 @@ pub fn check_free_space(dir: &Path, estimate: u64, how: &str) -> Result<()> {
 fn enough_space(dir: &Path, estimate: u64, free: u64, how: &str) -> Result<()> {
     let needed = estimate.saturating_mul(SPACE_MARGIN);
     if free < needed {
+        // Where MiB with one decimal would print the two alike, bytes.
+        let (needed_text, free_text) = if mib(needed) == mib(free) {
+            (format!("{needed} bytes"), format!("{free} bytes"))
+        } else {
+            (mib(needed), mib(free))
+        };
         bail!(
             "not enough free disk space for {}: the files will take about {} ({how}), and the \
-             filesystem needs {SPACE_MARGIN} times that free, {}, but has {}; free some space, \
-             write elsewhere (--out) or choose fewer algorithms, workloads or repetitions",
+             filesystem needs {SPACE_MARGIN} times that free, {needed_text}, but has \
+             {free_text}; free some space, write elsewhere (--out) or choose fewer algorithms, \
+             workloads or repetitions",
             dir.display(),
             mib(estimate),
-            mib(needed),
-            mib(free)
         );
     }
     Ok(())
@@ -729,9 +734,20 @@ mod tests {
         let error = enough_space(dir, 100 << 20, (200 << 20) - 1, "3 cells of 10 rows")
             .unwrap_err()
             .to_string();
-        for fragment in ["results", "100.0 MiB", "200.0 MiB", "3 cells of 10 rows"] {
+        // One byte short: in MiB the two would read alike, so bytes.
+        for fragment in [
+            "results",
+            "100.0 MiB",
+            "209715200 bytes",
+            "209715199 bytes",
+            "3 cells of 10 rows",
+        ] {
             assert!(error.contains(fragment), "{fragment}: {error}");
         }
+        let error = enough_space(dir, 100 << 20, 100 << 20, "")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("200.0 MiB, but has 100.0 MiB"), "{error}");
         assert!(
             enough_space(dir, u64::MAX, u64::MAX - 1, "").is_err(),
             "no overflow"
