@@ -82,7 +82,8 @@ pub fn counts(config: &CountsConfig) -> Result<(), Failure> {
         eprintln!("timerbench: {note}");
     }
     if let Some(keep) = &config.keep_callgrind {
-        output::prepare_dir(keep).map_err(Failure::Input)?;
+        output::prepare_dir(keep)
+            .map_err(|error| Failure::Input(error.context("--keep-callgrind")))?;
     }
     let exe = std::env::current_exe()
         .map_err(|error| Failure::Run(anyhow::anyhow!("cannot find this executable: {error}")))?;

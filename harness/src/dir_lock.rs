@@ -111,6 +111,20 @@ pub fn release(dir: &Path) {
     }
 }
 
+/// Lets go of every lock this process holds ([`release`] of each): the end
+/// of a command, however it ended short of a signal.
+pub fn release_all() {
+    let dirs: Vec<PathBuf> = HELD
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .keys()
+        .cloned()
+        .collect();
+    for dir in dirs {
+        release(&dir);
+    }
+}
+
 /// Whether `path` still names the open `file` (the same inode).
 #[cfg(unix)]
 fn names_file(path: &Path, file: &File) -> bool {

@@ -646,6 +646,12 @@ pub fn estimated_counts_bytes(cells: u64) -> u64 {
 /// Checks that `dir` exists or can be created, and that a file can be written
 /// in it, before any measurement starts. Creates the directory.
 pub fn prepare_dir(dir: &Path) -> Result<()> {
+    if fs::metadata(dir).is_ok_and(|metadata| !metadata.is_dir()) {
+        anyhow::bail!(
+            "{} is a file, not a directory; name a directory (it is made when absent)",
+            dir.display()
+        );
+    }
     fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
     let probe = dir.join(format!(".timerbench-probe-{}", std::process::id()));
@@ -788,6 +794,17 @@ mod tests {
         fn drop(&mut self) {
             let _ = fs::remove_dir_all(&self.0);
         }
+    }
+
+    #[test]
+    fn a_file_where_a_directory_goes_is_named_as_such() {
+        let file =
+            std::env::temp_dir().join(format!("timerbench-not-a-dir-{}", std::process::id()));
+        fs::write(&file, "notes").unwrap();
+        let error = prepare_dir(&file).unwrap_err().to_string();
+        assert!(error.contains("is a file, not a directory"), "{error}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), "notes");
+        fs::remove_file(&file).unwrap();
     }
 
     /// Every entry of `dir` (hidden ones too, but the writers' lock, which

@@ -107,6 +107,10 @@ fn hang_the_reference_replay_under_the_tick_driver_stops_at_the_budget() {
     assert!(message.contains("--driver event"), "{message}");
     assert!(!out_dir.join("runs.csv").exists(), "nothing is written");
     assert!(
+        !out_dir.join(".timerbench-lock").exists(),
+        "no lock is left behind"
+    );
+    assert!(
         started.elapsed() < Duration::from_secs(30),
         "took {:?}",
         started.elapsed()
