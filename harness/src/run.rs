@@ -169,6 +169,15 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
         progress.set_message(format!("[{place}] {}: generating", source.name()));
         let (tape, scale_name) = source.tape(config.choice.seed);
         let workload = tape.name.clone();
+        let measured = tape.ops.len() - tape.prefill.min(tape.ops.len());
+        if measured < MIN_MEASURED_OPS {
+            return Err(Failure::Input(anyhow::anyhow!(
+                "workload {workload}: its measured phase holds {measured} operations (inserts, \
+                 cancels and reschedules after the prefill), fewer than the {MIN_MEASURED_OPS} \
+                 a run times: there is nothing to measure, and a time per operation of nothing \
+                 would still rank the algorithms; give it operations to measure"
+            )));
+        }
         progress.set_message(format!("[{place}] {workload}: reference model"));
         let budget = std::time::Duration::from_secs_f64(config.budget);
         let (tape_name, tape_end) = (tape.name.clone(), tape.end);
@@ -302,6 +311,10 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
     summary::write_swapped(&mut text, &swapped);
     crate::failure::print(&text)
 }
+
+/// The fewest operations a workload's measured phase must hold to be timed:
+/// with none, every figure is empty, yet ratios and ties would be written.
+const MIN_MEASURED_OPS: usize = 1;
 
 /// The error of a workload whose reference model's replay ran past the
 /// budget: nothing can be checked against a reference that was not made, so

@@ -216,3 +216,28 @@ fn loss_the_next_run_keeps_the_previous_set_of_a_writer_that_died_mid_swap() {
     assert!(message.contains("kept"), "{message}");
     assert!(message.contains("cp -p"), "{message}");
 }
+
+#[test]
+fn silent_a_trace_with_no_measured_operation_is_refused_before_measuring() {
+    let dir = scratch("nothing-measured");
+    let trace = write(&dir.0, "empty.csv", "at,op,timer,deadline\n100,advance,,\n");
+    let out_dir = dir.0.join("out");
+    let out = timerbench(&[
+        "run",
+        "--trace",
+        &trace,
+        "--algorithms",
+        "binary-heap,sorted-list",
+        "--repeat",
+        "3",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let message = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{message}");
+    assert!(message.contains("holds 0 operations"), "{message}");
+    assert!(
+        !out_dir.join("throughput.csv").exists(),
+        "nothing is written"
+    );
+}
