@@ -163,6 +163,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_read_only_filesystem_is_named_as_such() {
+        let error = std::io::Error::from(ErrorKind::ReadOnlyFilesystem);
+        assert_eq!(describe(&error), "the filesystem is read-only");
+        let other = std::io::Error::from(ErrorKind::PermissionDenied);
+        assert_eq!(describe(&other), other.to_string());
+    }
+
+    #[test]
     fn the_holder_is_named_by_its_process_id() {
         assert_eq!(holder_name("4242\n"), "process 4242");
         assert_eq!(holder_name(""), "a process that has not yet written its id");
