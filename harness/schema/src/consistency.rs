@@ -19,7 +19,9 @@
 //!   and the metadata lists no algorithm or workload `runs.csv` lacks.
 //! * A figure file has rows for exactly the cells `runs.csv` calls measured.
 //! * A measured cell has, for each pass and operation it has rows of, one
-//!   row per repetition `runs.csv` gives it, numbered from 0.
+//!   row per repetition `runs.csv` gives it, numbered from 0; batched
+//!   passes, when the metadata gives `batched_repetitions`, that many (at
+//!   most one per repetition).
 //! * `runs.csv` has the number of rows `metadata.json`'s `cells` gives (a
 //!   field runs made before it lack; then the check is skipped).
 //!
@@ -33,7 +35,7 @@ use std::path::Path;
 use crate::error::InputError;
 use crate::files::{METADATA_FILE, RUNS_FILE};
 use crate::metadata::Metadata;
-use crate::repetitions::RepetitionRow;
+use crate::repetitions::{PASS_WHOLE, RepetitionRow};
 use crate::runs::RunRow;
 
 /// What the reader remakes a run from when a check fails.
@@ -226,9 +228,14 @@ pub fn pass_key(row: &RepetitionRow) -> PassKey<'_> {
 
 /// Refuses a measured cell whose passes of one kind (pass, operation) are
 /// not one per repetition `runs.csv` gives it, numbered from 0.
+///
+/// A whole pass is run once per repetition. A batched pass is run once per
+/// repetition too, or, when the metadata says how many batched passes a
+/// cell ran (`batched_repetitions`), that many, at most one per repetition.
 pub fn check_repetition_counts(
     dir: &Path,
     runs: &[RunRow],
+    batched_repetitions: Option<u64>,
     table: &Table<'_, RepetitionRow>,
 ) -> Result<(), InputError> {
     let promised: BTreeMap<(&str, &str), Option<u64>> = runs
@@ -262,14 +269,26 @@ pub fn check_repetition_counts(
         let Some(Some(repetitions)) = promised.get(&(algorithm, workload)) else {
             continue;
         };
-        if count != *repetitions {
+        let (expected, promise) = match batched_repetitions {
+            Some(batched) if pass != PASS_WHOLE => (
+                batched.min(*repetitions),
+                format!(
+                    "{METADATA_FILE} says each cell ran {batched} batched passes and {RUNS_FILE} \
+                     that it had {repetitions} repetitions"
+                ),
+            ),
+            _ => (
+                *repetitions,
+                format!("{RUNS_FILE} says it had {repetitions} repetitions"),
+            ),
+        };
+        if count != expected {
             return Err(InputError::new(
                 &dir.join(table.file),
                 table.line(index),
                 format!(
                     "{algorithm} on {workload} has {count} {pass} passes of `{operation}` where \
-                     {RUNS_FILE} says it had {repetitions} repetitions: the file lost rows (cut \
-                     short) or gained some; {REMAKE}"
+                     {promise}: the file lost rows (cut short) or gained some; {REMAKE}"
                 ),
             ));
         }

@@ -228,7 +228,12 @@ impl RunFiles {
                 check_measured_cells(dir, runs.rows, &repetitions, |r| {
                     (&r.algorithm, &r.workload)
                 })?;
-                check_repetition_counts(dir, runs.rows, &repetitions)?;
+                check_repetition_counts(
+                    dir,
+                    runs.rows,
+                    self.metadata.batched_repetitions,
+                    &repetitions,
+                )?;
             }
         }
         if let Some(latency) = table(LATENCY_FILE, &self.latency, &lines.latency) {

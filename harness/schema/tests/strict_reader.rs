@@ -333,3 +333,27 @@ fn loss_a_swap_stopped_midway_is_refused_with_where_the_previous_set_is() {
     assert!(error.message.contains("cp -p"), "{error}");
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn batched_passes_are_counted_against_the_metadata_batched_repetitions() {
+    // The fixture ran 3 batched passes of 3 repetitions: a metadata that
+    // says 3 reads, one that says 2 is refused (a cell with a pass too many).
+    let with = |batched: u64| {
+        damaged(METADATA_FILE, |t| {
+            t.replacen(
+                "\"workloads\":",
+                &format!("\"batched_repetitions\": {batched},\n  \"workloads\":"),
+                1,
+            )
+        })
+    };
+    let dir = with(3);
+    RunFiles::read(&dir).unwrap();
+    let _ = fs::remove_dir_all(&dir);
+    let error = refused(&with(2), REPETITIONS_FILE);
+    assert!(
+        error.message.contains("3 batched passes")
+            && error.message.contains("each cell ran 2 batched passes"),
+        "{error}"
+    );
+}
