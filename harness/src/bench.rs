@@ -78,6 +78,17 @@ pub const DEFAULT_MAX_TICKS: Tick = 1 << 30;
 impl Prepared {
     /// Replays `tape` against the exact reference model under `driver`.
     pub fn new(tape: Tape, driver: Driver) -> Self {
+        match Self::within(tape, driver, None) {
+            Ok(prepared) => prepared,
+            Err(_) => unreachable!("a reference run with no deadline never stops early"),
+        }
+    }
+
+    /// [`Prepared::new`], stopped at `deadline` when there is one: the tick
+    /// driver steps the reference model through every tick to the tape's
+    /// end, which a trace can put at 2^62. `Err` holds the operations
+    /// replayed by then.
+    pub fn within(tape: Tape, driver: Driver, deadline: Option<Instant>) -> Result<Self, u64> {
         let (mut max_tick, mut max_delay) = (tape.end, 0);
         for op in &tape.ops {
             if let Op::Insert { deadline, .. } | Op::Reschedule { deadline, .. } = op.op {
@@ -94,8 +105,8 @@ impl Prepared {
             max_ticks: DEFAULT_MAX_TICKS,
         };
         (prepared.checksum, prepared.max_pending) =
-            prepared.reference_run(ReferenceModel::new(), driver);
-        prepared
+            prepared.reference_run(ReferenceModel::new(), driver, deadline)?;
+        Ok(prepared)
     }
 
     /// The same, with `max_ticks` as the limit for ticked algorithms.
@@ -109,31 +120,57 @@ impl Prepared {
     /// `due_at`: the checksum `Q` must match, and the largest pending population.
     /// The exact run is shared (it was made by [`Prepared::new`]); an inexact
     /// algorithm's is made here, from its own due ticks.
-    pub fn reference_for<Q: Algorithm>(&self, driver: Driver) -> (Checksum, usize) {
+    /// The run stops at `deadline`, when there is one, as
+    /// [`Prepared::within`]'s does.
+    pub fn reference_for<Q: Algorithm>(
+        &self,
+        driver: Driver,
+        deadline: Option<Instant>,
+    ) -> Result<(Checksum, usize), u64> {
         if Q::EXACT {
-            (self.checksum, self.max_pending)
+            Ok((self.checksum, self.max_pending))
         } else {
-            self.reference_run(ReferenceModel::with_due_at(Q::due_at), driver)
+            self.reference_run(ReferenceModel::with_due_at(Q::due_at), driver, deadline)
         }
     }
 
-    fn reference_run(&self, model: ReferenceModel<Payload>, driver: Driver) -> (Checksum, usize) {
+    /// The reference model's replay of the whole tape, stopped at `deadline`
+    /// (checked as the verification pass checks its budget, at every
+    /// operation and every advance, so at every tick of the tick driver):
+    /// `Err` holds the operations replayed by then.
+    fn reference_run(
+        &self,
+        model: ReferenceModel<Payload>,
+        driver: Driver,
+        deadline: Option<Instant>,
+    ) -> Result<(Checksum, usize), u64> {
         let mut reference = Reference {
             model,
             handles: Arena::new(),
         };
         let mut verify = Verify::new(self.tape.timers as usize);
+        if let Some(deadline) = deadline {
+            verify.stop_at(deadline);
+        }
         let mut buffers = Buffers::default();
-        replay(
-            &mut reference,
-            &self.tape,
-            0..self.tape.ops.len(),
-            true,
-            driver,
-            &mut buffers,
-            &mut verify,
-        );
-        (verify.checksum, verify.max_pending)
+        let replayed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            replay(
+                &mut reference,
+                &self.tape,
+                0..self.tape.ops.len(),
+                true,
+                driver,
+                &mut buffers,
+                &mut verify,
+            );
+        }));
+        match replayed {
+            Ok(()) => Ok((verify.checksum, verify.max_pending)),
+            Err(payload) => match payload.downcast_ref::<OverBudget>() {
+                Some(over) => Err(over.ops),
+                None => std::panic::resume_unwind(payload),
+            },
+        }
     }
 }
 
@@ -531,7 +568,11 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
 
     fn check(&mut self, bench: &mut Workbench<'_>) -> Result<Option<String>, Mismatch> {
         let started = Instant::now();
-        let (want, max_pending) = match admit::<Q>(bench.prepared, bench.driver) {
+        // Only the tick driver's reference run can outgrow the tape (it steps
+        // every tick to its end), so only it has a deadline.
+        let reference_deadline = (bench.driver == Driver::Tick).then_some(started + bench.budget);
+        let (want, max_pending) = match admit::<Q>(bench.prepared, bench.driver, reference_deadline)
+        {
             Ok(admitted) => admitted,
             Err(reason) => {
                 self.skipped = Some(reason.clone());
@@ -689,9 +730,13 @@ fn timed_out(budget: Duration, done: u64, measured: usize) -> String {
 /// must match and the largest pending population it will hold, or why it is
 /// skipped (a tick, delay or pending population beyond what it declares, or
 /// a ticked wheel on a workload that runs beyond the tick limit).
+///
+/// An inexact algorithm's own reference run stops at `deadline`, when there
+/// is one: the tick driver steps it through every tick of the tape.
 pub fn admit<Q: Algorithm>(
     prepared: &Prepared,
     driver: Driver,
+    deadline: Option<Instant>,
 ) -> Result<(Checksum, usize), String> {
     if prepared.max_tick > Q::TICK_LIMIT {
         return Err(format!(
@@ -720,7 +765,16 @@ pub fn admit<Q: Algorithm>(
     }
     // An inexact algorithm holds its late timers longer, so its pending
     // population (and largest fired batch) is its own reference run's.
-    let (want, max_pending) = prepared.reference_for::<Q>(driver);
+    let (want, max_pending) = prepared
+        .reference_for::<Q>(driver, deadline)
+        .map_err(|ops| {
+            format!(
+                "timed out: the reference model's run at its due ticks ran past the budget \
+                 (--budget) after {ops} operations; the {} driver steps it to tick {}",
+                driver.name(),
+                prepared.tape.end
+            )
+        })?;
     if max_pending > Q::PENDING_LIMIT {
         return Err(format!(
             "the workload keeps up to {max_pending} timers pending, beyond {}'s declared limit of {}",
@@ -1235,7 +1289,9 @@ mod tests {
         );
         let result = result.expect("linux-wheel fires at its due ticks");
         let m = measured(&result.results[0]);
-        let (want, max_pending) = prepared.reference_for::<LinuxWheel<Payload>>(Driver::Event);
+        let (want, max_pending) = prepared
+            .reference_for::<LinuxWheel<Payload>>(Driver::Event, None)
+            .unwrap();
         assert_eq!(m.checksum, want);
         assert_eq!(m.max_pending, max_pending);
         assert!(

@@ -497,10 +497,11 @@ pub fn locate_valgrind() -> Result<(std::path::PathBuf, String)> {
          install it with `apt-get install valgrind` (Debian, Ubuntu; `make counts` does this \
          where it can) or your system's package manager",
     )?;
-    let output = std::process::Command::new(&path)
-        .arg("--version")
-        .output()
-        .with_context(|| format!("cannot run {}", path.display()))?;
+    let output = crate::child::output_within(
+        std::process::Command::new(&path).arg("--version"),
+        VERSION_DEADLINE,
+        &format!("`{} --version`", path.display()),
+    )?;
     if !output.status.success() {
         bail!(
             "`{} --version` failed ({}): `timerbench counts` needs a working Valgrind",
@@ -548,7 +549,7 @@ pub struct PlanCells<'a> {
 impl RowVisitor for PlanCells<'_> {
     fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
         if self.selected.iter().any(|name| name == row_name::<Q>()) {
-            let admitted = admit::<Q>(self.prepared, Driver::Event);
+            let admitted = admit::<Q>(self.prepared, Driver::Event, None);
             let max_pending = admitted.map(|(_, max_pending)| max_pending);
             self.cells
                 .push((row_name::<Q>(), !Q::CLOCK_EPOCH, max_pending));
@@ -606,6 +607,14 @@ pub struct JobSettings<'a> {
     pub keep: Option<&'a Path>,
 }
 
+/// How long one cell may run under callgrind before it is killed: the
+/// slowest cell of a large-scale count takes minutes (callgrind runs a
+/// program some 50 to 100 times slower), so an hour is a hang, not a cell.
+const CELL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60 * 60);
+
+/// How long `valgrind --version` may take: it answers at once.
+const VERSION_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Runs one cell under callgrind and reads its counts.
 ///
 /// The child's stack and heap must start the same on every run of the same
@@ -643,9 +652,16 @@ pub fn count_job(job: &Job, settings: &JobSettings<'_>) -> Result<Parsed> {
     if let Some(limit) = settings.limit {
         command.args(["--ops", &limit.to_string()]);
     }
-    let output = command
-        .output()
-        .with_context(|| format!("cannot start {}", settings.valgrind.display()))?;
+    let output = crate::child::output_within(
+        &mut command,
+        CELL_DEADLINE,
+        &format!(
+            "{} counting {} on {}",
+            settings.valgrind.display(),
+            job.algorithm,
+            job.workload
+        ),
+    )?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let tail: Vec<&str> = stderr.lines().rev().take(8).collect();

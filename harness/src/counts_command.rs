@@ -82,7 +82,8 @@ pub fn counts(config: &CountsConfig) -> Result<(), Failure> {
         eprintln!("timerbench: {note}");
     }
     if let Some(keep) = &config.keep_callgrind {
-        output::prepare_dir(keep).map_err(Failure::Input)?;
+        output::prepare_dir(keep)
+            .map_err(|error| Failure::Input(error.context("--keep-callgrind")))?;
     }
     let exe = std::env::current_exe()
         .map_err(|error| Failure::Run(anyhow::anyhow!("cannot find this executable: {error}")))?;
@@ -90,7 +91,11 @@ pub fn counts(config: &CountsConfig) -> Result<(), Failure> {
     let started = Instant::now();
     let scratch = std::path::absolute(&config.out)
         .map_err(|error| Failure::Input(anyhow::anyhow!("{}: {error}", config.out.display())))?
-        .join(format!(".counts-{}", std::process::id()));
+        .join(format!(
+            "{}{}",
+            crate::swap::COUNTS_SCRATCH_PREFIX,
+            std::process::id()
+        ));
     std::fs::create_dir_all(&scratch).map_err(|error| {
         Failure::Input(anyhow::anyhow!(
             "cannot create {}: {error}",

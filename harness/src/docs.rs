@@ -181,13 +181,35 @@ fn replace_between(readme: &str, begin: &str, end: &str, block: &str) -> Result<
             &readme[..*first],
             &readme[last + end.len()..]
         )),
+        ([first], [last]) => bail!(
+            "the README's `{end}` line (line {}) comes before its `{begin}` line (line {}); \
+             the generated block goes between `{begin}` and, after it, `{end}`",
+            line_at(readme, *last),
+            line_at(readme, *first)
+        ),
         _ => bail!(
             "the README needs exactly one `{begin}` line followed by one `{end}` line \
-             (found {} and {})",
+             (found {} of the first and {} of the second)",
             begins.len(),
             ends.len()
         ),
     }
+}
+
+/// The 1-based line of byte `offset` of `text`.
+fn line_at(text: &str, offset: usize) -> usize {
+    text[..offset].matches('\n').count() + 1
+}
+
+/// The largest README `docs` reads: the project's are tens of kilobytes, so
+/// anything near this is not one.
+const MAX_README_BYTES: u64 = 4 << 20;
+
+/// The text of the README at `path`, read only if it is a regular file of
+/// at most [`MAX_README_BYTES`]: a FIFO would block and `/dev/zero` never end.
+fn read_readme(path: &Path) -> Result<String> {
+    workloads::read_text_file(path, MAX_README_BYTES)
+        .with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// The README at `path` as it is, and as it should be with the registry's
@@ -198,8 +220,7 @@ fn current_and_expected(
     catalog: &[AlgorithmInfo],
     results: &Path,
 ) -> Result<(String, String)> {
-    let readme =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let readme = read_readme(path)?;
     let headline = headline::headline_block(results)?;
     let findings = headline::findings_block(results)?;
     let expected = replace_block(&readme, &algorithm_tables(catalog))
@@ -262,8 +283,7 @@ pub fn workloads_table() -> Result<String> {
 
 /// The workloads README at `path` as it is, and as it should be.
 fn workloads_current_and_expected(path: &Path) -> Result<(String, String)> {
-    let readme =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let readme = read_readme(path)?;
     let expected = replace_between(
         &readme,
         workloads::readme::BEGIN_MARKER,
@@ -323,6 +343,29 @@ mod tests {
     }
 
     #[test]
+    fn markers_in_the_wrong_order_are_said_to_be_so() {
+        let readme = "a\nEND\nb\nBEGIN\nc\n";
+        let error = replace_between(readme, "BEGIN", "END", "x")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("`END` line (line 2) comes before its `BEGIN` line (line 4)"),
+            "{error}"
+        );
+        let error = replace_between("BEGIN\nBEGIN\nEND\n", "BEGIN", "END", "x")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("found 2 of the first and 1 of the second"),
+            "{error}"
+        );
+        assert_eq!(
+            replace_between("a\nBEGIN\nold\nEND\nb", "BEGIN", "END", "x").unwrap(),
+            "a\nx\nb"
+        );
+    }
+
+    #[test]
     fn the_block_counts_and_tables_every_family_that_has_rows() {
         let catalog = [
             info("wheel", Family::Modern, None),
@@ -369,6 +412,9 @@ mod tests {
         assert!(replace_block("no markers", "NEW").is_err());
         let twice = format!("{readme}{BEGIN_MARKER}\n");
         let error = replace_block(&twice, "NEW").unwrap_err().to_string();
-        assert!(error.contains("found 2 and 1"), "{error}");
+        assert!(
+            error.contains("found 2 of the first and 1 of the second"),
+            "{error}"
+        );
     }
 }

@@ -30,11 +30,13 @@
 
 pub mod alloc;
 pub mod bench;
+pub mod child;
 pub mod cli;
 pub mod clock;
 pub mod closest;
 pub mod counts;
 pub mod counts_command;
+pub mod dir_lock;
 pub mod docs;
 pub mod failure;
 #[cfg(test)]

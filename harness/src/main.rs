@@ -129,6 +129,9 @@ fn main() -> ExitCode {
         Command::Counts(args) => counts_command::counts(&args.config()),
         Command::CountCell(args) => counts_command::count_cell(&args.config()),
     };
+    // A command refused after it took an output directory's lock leaves no
+    // lock file behind.
+    harness::dir_lock::release_all();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {

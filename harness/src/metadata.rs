@@ -147,6 +147,9 @@ pub struct Metadata {
     replay_overhead: Vec<ReplayOverhead>,
     algorithms: Vec<AlgorithmEntry>,
     workloads: Vec<String>,
+    /// `runs.csv`'s rows, so that a reader can tell a file cut at a line
+    /// boundary from a run with fewer cells; 0 until [`Metadata::with_cells`].
+    cells: usize,
     #[serde(flatten)]
     build: Build,
     cpu_model: String,
@@ -162,6 +165,12 @@ pub struct Metadata {
 }
 
 impl Metadata {
+    /// The metadata with the number of (algorithm, workload) cells the run
+    /// wrote a `runs.csv` row for, measured or skipped.
+    pub fn with_cells(self, cells: usize) -> Self {
+        Self { cells, ..self }
+    }
+
     /// Gathers the metadata of the run that started as `start` said.
     pub fn collect(
         settings: Settings,
@@ -204,6 +213,7 @@ impl Metadata {
                 .iter()
                 .map(|w| w.name().to_owned())
                 .collect(),
+            cells: 0,
             build: Build::current(),
             cpu_model: cpu_model(),
             cores: std::thread::available_parallelism().map_or(0, usize::from),

@@ -117,6 +117,12 @@ pub fn whole_per_op(whole: &[Rep<u64>], measured_ops: u64) -> Vec<f64> {
 }
 
 impl Rows {
+    /// The (algorithm, workload) cells with a `runs.csv` row so far,
+    /// measured or skipped: the metadata's `cells`.
+    pub fn cells(&self) -> usize {
+        self.runs.len()
+    }
+
     /// No rows yet, of the run `run_id` (`metadata::run_id`), which every
     /// row carries: a reader refuses files whose rows name different runs.
     pub fn new(run_id: &str) -> Self {
@@ -640,11 +646,22 @@ pub fn estimated_counts_bytes(cells: u64) -> u64 {
 /// Checks that `dir` exists or can be created, and that a file can be written
 /// in it, before any measurement starts. Creates the directory.
 pub fn prepare_dir(dir: &Path) -> Result<()> {
+    if fs::metadata(dir).is_ok_and(|metadata| !metadata.is_dir()) {
+        anyhow::bail!(
+            "{} is a file, not a directory; name a directory (it is made when absent)",
+            dir.display()
+        );
+    }
     fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
     let probe = dir.join(format!(".timerbench-probe-{}", std::process::id()));
-    fs::write(&probe, b"")
-        .with_context(|| format!("the output directory {} is not writable", dir.display()))?;
+    fs::write(&probe, b"").map_err(|error| {
+        anyhow::anyhow!(
+            "the output directory {} is not writable: {}",
+            dir.display(),
+            crate::dir_lock::describe(&error)
+        )
+    })?;
     fs::remove_file(&probe).ok();
     Ok(())
 }
@@ -671,12 +688,18 @@ pub struct Destination<'a> {
 /// timerbench processes that are gone left there is removed
 /// ([`swap::remove_abandoned`]; the sentences returned say what, for the
 /// terminal); and its filesystem has room for the estimate
-/// ([`swap::check_free_space`]).
+/// ([`swap::check_free_space`]). It takes the directory's lock once the
+/// targets are checked ([`crate::dir_lock`]), so that a second writer is
+/// refused before it measures anything; [`swap::write_set`] lets it go.
 pub fn prepare_output(to: &Destination<'_>) -> Result<Vec<String>> {
     prepare_dir(to.dir)?;
     swap::check_targets(to.dir, to.targets, to.writer)?;
+    crate::dir_lock::lock(to.dir, to.writer)?;
     let notes = swap::remove_abandoned(to.dir, to.targets);
-    swap::check_free_space(to.dir, to.estimate, &to.how)?;
+    if let Err(error) = swap::check_free_space(to.dir, to.estimate, &to.how) {
+        crate::dir_lock::release(to.dir);
+        return Err(error);
+    }
     Ok(notes)
 }
 
@@ -773,11 +796,23 @@ mod tests {
         }
     }
 
-    /// Every entry of `dir` (hidden ones too) and its bytes; a directory
-    /// has none.
+    #[test]
+    fn a_file_where_a_directory_goes_is_named_as_such() {
+        let file =
+            std::env::temp_dir().join(format!("timerbench-not-a-dir-{}", std::process::id()));
+        fs::write(&file, "notes").unwrap();
+        let error = prepare_dir(&file).unwrap_err().to_string();
+        assert!(error.contains("is a file, not a directory"), "{error}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), "notes");
+        fs::remove_file(&file).unwrap();
+    }
+
+    /// Every entry of `dir` (hidden ones too, but the writers' lock, which
+    /// holds no result) and its bytes; a directory has none.
     fn entries(dir: &Path) -> Vec<(String, Vec<u8>)> {
         let mut entries: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
             .unwrap()
+            .filter(|entry| entry.as_ref().unwrap().file_name() != crate::dir_lock::LOCK_FILE)
             .map(|entry| {
                 let entry = entry.unwrap();
                 let name = entry.file_name().to_string_lossy().into_owned();

@@ -143,7 +143,8 @@ impl RowVisitor for CrossCheck<'_> {
         if !self.selected.iter().any(|name| name == row_name::<Q>()) {
             return;
         }
-        let Ok((_, max_pending)) = crate::bench::admit::<Q>(self.prepared, Driver::Event) else {
+        let Ok((_, max_pending)) = crate::bench::admit::<Q>(self.prepared, Driver::Event, None)
+        else {
             return;
         };
         let tape = &self.prepared.tape;

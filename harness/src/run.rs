@@ -15,6 +15,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -170,8 +171,32 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
         progress.set_message(format!("[{place}] {}: generating", source.name()));
         let (tape, scale_name) = source.tape(config.choice.seed);
         let workload = tape.name.clone();
+        let measured = tape.ops.len() - tape.prefill.min(tape.ops.len());
+        if measured < MIN_MEASURED_OPS {
+            return Err(Failure::Input(anyhow::anyhow!(
+                "workload {workload}: its measured phase holds {measured} operations (inserts, \
+                 cancels and reschedules after the prefill), fewer than the {MIN_MEASURED_OPS} \
+                 a run times: there is nothing to measure, and a time per operation of nothing \
+                 would still rank the algorithms; give it operations to measure"
+            )));
+        }
         progress.set_message(format!("[{place}] {workload}: reference model"));
-        let prepared = Prepared::new(tape, driver).with_max_ticks(config.max_ticks);
+        let budget = std::time::Duration::from_secs_f64(config.budget);
+        let (tape_name, tape_end) = (tape.name.clone(), tape.end);
+        // Only the tick driver's replay can outgrow the tape: it steps every
+        // tick to the tape's end, which a trace may put at 2^62.
+        let deadline = (driver == Driver::Tick).then(|| Instant::now() + budget);
+        let prepared = Prepared::within(tape, driver, deadline)
+            .map_err(|ops| {
+                Failure::Input(reference_timed_out(
+                    &tape_name,
+                    driver,
+                    tape_end,
+                    config.budget,
+                    ops,
+                ))
+            })?
+            .with_max_ticks(config.max_ticks);
         let facts = tape_facts(&prepared);
         let plan_seed = replay::workload_seed(config.choice.seed, &workload);
         let settings = bench::Settings {
@@ -179,7 +204,7 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
             repeat: config.repeat,
             batched_repeat: config.batched_repeat,
             plan_seed,
-            budget: std::time::Duration::from_secs_f64(config.budget),
+            budget,
         };
         let mut on_step = |step: Step<'_>| {
             match step {
@@ -268,7 +293,8 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
         memory.clone(),
         overheads.clone(),
         &start,
-    );
+    )
+    .with_cells(rows.cells());
     let mut swapped = output::write_all(&out, &rows, &metadata).map_err(Failure::Run)?;
     if let Some(threaded_rows) = &threaded_rows {
         let written =
@@ -324,6 +350,29 @@ fn run_threaded(
     }
     threaded::pass::measure(&plan, settings, choice.seed, run_id)
         .map_err(|violation| Failure::Run(anyhow::anyhow!(violation)))
+}
+
+/// The fewest operations a workload's measured phase must hold to be timed:
+/// with none, every figure is empty, yet ratios and ties would be written.
+const MIN_MEASURED_OPS: usize = 1;
+
+/// The error of a workload whose reference model's replay ran past the
+/// budget: nothing can be checked against a reference that was not made, so
+/// the run stops, before writing anything, and says what to change.
+fn reference_timed_out(
+    workload: &str,
+    driver: Driver,
+    end: u64,
+    budget_seconds: f64,
+    ops: u64,
+) -> anyhow::Error {
+    anyhow::anyhow!(
+        "workload {workload}: the reference model's replay ran past the budget of \
+         {budget_seconds} s (--budget) after {ops} operations; the {} driver steps it to the \
+         tape's end, tick {end}. Use --driver event, a larger --budget, or a --max-ticks below \
+         {end} to have the workload refused at once",
+        driver.name()
+    )
 }
 
 /// The run's settings as the metadata records them.

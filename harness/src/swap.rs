@@ -25,9 +25,12 @@
 //!
 //! A process killed between two renames can still leave a mix of old and new
 //! files: no sequence of renames is atomic as a whole. The run id in every
-//! file (`results/README.md`) lets every reader refuse such a mix, and the next
-//! command that writes into the directory removes the staging directory the
-//! killed process left ([`remove_abandoned`]).
+//! file (`results/README.md`) lets every reader refuse such a mix, and the
+//! refusal says where the intact previous set is (the staging directory's
+//! `previous/`) and how to restore it (`schema::interrupted`). The next
+//! command that writes into the directory removes what the killed process
+//! left ([`remove_abandoned`]), except a `previous/` with files in it, which
+//! it keeps and names.
 //!
 //! The rename is a parameter of [`write_set`], so that a test can make any one
 //! of them fail (`output.rs` makes the second of a run's fail).
@@ -39,13 +42,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-/// What every staging directory's name starts with: `.timerbench-<what>-<id>`,
-/// the id ending in `-<process id>`.
-pub const STAGING_PREFIX: &str = ".timerbench-";
-
-/// The folder of a staging directory that keeps the targets' previous
-/// versions while they are replaced.
-const PREVIOUS_DIR: &str = "previous";
+pub use schema::{PREVIOUS_DIR, STAGING_PREFIX};
 
 /// How many times the estimated size of what is written the filesystem must
 /// have free: room for the staged files and the previous ones they replace,
@@ -91,6 +88,16 @@ fn staging_pid(name: &str) -> Option<u32> {
     pid.parse().ok()
 }
 
+/// What the scratch directory of `timerbench counts` (its tapes, callgrind's
+/// files while they are read) is called in its output directory, followed by
+/// the process id.
+pub const COUNTS_SCRATCH_PREFIX: &str = ".counts-";
+
+/// The process id a `counts` scratch directory's name ends in, if it is one.
+fn counts_scratch_pid(name: &str) -> Option<u32> {
+    name.strip_prefix(COUNTS_SCRATCH_PREFIX)?.parse().ok()
+}
+
 /// The process id of a temporary file `.<target>.tmp-<pid>` that timerbench
 /// wrote before staging directories, for a target among `targets`.
 fn legacy_temp_pid(name: &str, targets: &[&str]) -> Option<u32> {
@@ -118,7 +125,7 @@ fn process_gone(pid: u32) -> bool {
 }
 
 /// Removes what timerbench processes that are gone left in `dir`: staging
-/// directories, and the temporary files (`.<target>.tmp-<pid>`, for a name of
+/// directories, `timerbench counts`' scratch directories, and the temporary files (`.<target>.tmp-<pid>`, for a name of
 /// `targets`) that versions before staging directories left. Returns one
 /// sentence per thing removed or that could not be removed, for the caller to
 /// print.
@@ -138,7 +145,7 @@ pub fn remove_abandoned(dir: &Path, targets: &[&str]) -> Vec<String> {
             continue;
         };
         let pid = if metadata.is_dir() {
-            staging_pid(&name)
+            staging_pid(&name).or_else(|| counts_scratch_pid(&name))
         } else if metadata.is_file() {
             legacy_temp_pid(&name, targets)
         } else {
@@ -147,6 +154,19 @@ pub fn remove_abandoned(dir: &Path, targets: &[&str]) -> Vec<String> {
         let Some(pid) = pid.filter(|&pid| process_gone(pid)) else {
             continue;
         };
+        // A writer that died in the middle of its swap left the set it was
+        // replacing whole in `previous/`: perhaps the only intact one, so it
+        // is kept, and the note says how to restore it.
+        let previous = path.join(PREVIOUS_DIR);
+        if metadata.is_dir() && schema::previous_sets(dir).contains(&previous) {
+            notes.push(format!(
+                "kept {}, left by a timerbench process ({pid}) that ended while swapping its \
+                 files in: {}",
+                path.display(),
+                schema::restore_hint(dir, &previous)
+            ));
+            continue;
+        }
         let removed = if metadata.is_dir() {
             fs::remove_dir_all(&path)
         } else {
@@ -214,14 +234,19 @@ pub fn check_free_space(dir: &Path, estimate: u64, how: &str) -> Result<()> {
 fn enough_space(dir: &Path, estimate: u64, free: u64, how: &str) -> Result<()> {
     let needed = estimate.saturating_mul(SPACE_MARGIN);
     if free < needed {
+        // Where MiB with one decimal would print the two alike, bytes.
+        let (needed_text, free_text) = if mib(needed) == mib(free) {
+            (format!("{needed} bytes"), format!("{free} bytes"))
+        } else {
+            (mib(needed), mib(free))
+        };
         bail!(
             "not enough free disk space for {}: the files will take about {} ({how}), and the \
-             filesystem needs {SPACE_MARGIN} times that free, {}, but has {}; free some space, \
-             write elsewhere (--out) or choose fewer algorithms, workloads or repetitions",
+             filesystem needs {SPACE_MARGIN} times that free, {needed_text}, but has \
+             {free_text}; free some space, write elsewhere (--out) or choose fewer algorithms, \
+             workloads or repetitions",
             dir.display(),
             mib(estimate),
-            mib(needed),
-            mib(free)
         );
     }
     Ok(())
@@ -268,11 +293,30 @@ pub fn write_set(
     let dir = set.dir;
     let every: Vec<&str> = set.files.iter().chain(set.stale).copied().collect();
     check_targets(dir, &every, set.writer)?;
+    crate::dir_lock::lock(dir, set.writer)?;
+    let written = write_locked(set, stage, rename);
+    crate::dir_lock::release(dir);
+    written
+}
+
+/// [`write_set`] once the directory's lock is held.
+fn write_locked(
+    set: &FileSet<'_>,
+    stage: impl FnOnce(&Path) -> Result<()>,
+    rename: impl FnMut(&Path, &Path) -> io::Result<()>,
+) -> Result<Swapped> {
+    let dir = set.dir;
     let staging = dir.join(&set.staging);
-    fs::create_dir(&staging).with_context(|| {
-        format!(
-            "cannot create the staging directory {} (a directory of that name means another \
-             writer of the same process id is under way); nothing was written",
+    fs::create_dir(&staging).map_err(|error| {
+        let why = if error.kind() == ErrorKind::AlreadyExists {
+            "a directory of that name is there: another writer of the same process id is under \
+             way"
+            .to_owned()
+        } else {
+            crate::dir_lock::describe(&error)
+        };
+        anyhow::anyhow!(
+            "cannot create the staging directory {} ({why}); nothing was written",
             staging.display()
         )
     })?;
@@ -507,10 +551,12 @@ mod tests {
         }
     }
 
-    /// Every file of `dir` and its contents, sorted by name.
+    /// Every file of `dir` but the writers' lock, and its contents, sorted
+    /// by name.
     fn contents(dir: &Path) -> Vec<(String, String)> {
         let mut files: Vec<(String, String)> = fs::read_dir(dir)
             .unwrap()
+            .filter(|entry| entry.as_ref().unwrap().file_name() != crate::dir_lock::LOCK_FILE)
             .map(|entry| {
                 let entry = entry.unwrap();
                 let text = fs::read_to_string(entry.path()).unwrap_or_else(|_| "<dir>".into());
@@ -641,6 +687,7 @@ mod tests {
         for name in [
             staging_name("run", &format!("20260101T000000Z-{gone}")),
             staging_name("run", &format!("20260101T000000Z-{mine}")),
+            format!("{COUNTS_SCRATCH_PREFIX}{gone}"),
             "report".to_owned(),
         ] {
             fs::create_dir(scratch.0.join(name)).unwrap();
@@ -650,7 +697,7 @@ mod tests {
         let notes = remove_abandoned(&scratch.0, &FILES);
         let left: Vec<String> = contents(&scratch.0).into_iter().map(|(n, _)| n).collect();
         if cfg!(target_os = "linux") {
-            assert_eq!(notes.len(), 2, "{notes:?}");
+            assert_eq!(notes.len(), 3, "{notes:?}");
             assert!(notes[0].contains(&format!("({gone})")), "{notes:?}");
             let mut expected = vec![
                 format!(".notes.tmp-{gone}"),
@@ -673,6 +720,8 @@ mod tests {
         assert_eq!(staging_pid(".timerbench-counts-77"), Some(77));
         assert_eq!(staging_pid(".timerbench-run-x"), None);
         assert_eq!(staging_pid(".report.tmp-12"), None);
+        assert_eq!(counts_scratch_pid(".counts-4321"), Some(4321));
+        assert_eq!(counts_scratch_pid(".counts-x"), None);
         assert_eq!(legacy_temp_pid(".runs.csv.tmp-42", &FILES), Some(42));
         assert_eq!(legacy_temp_pid(".other.csv.tmp-42", &FILES), None);
         assert_eq!(legacy_temp_pid(".runs.csv.tmp-x", &FILES), None);
@@ -685,9 +734,20 @@ mod tests {
         let error = enough_space(dir, 100 << 20, (200 << 20) - 1, "3 cells of 10 rows")
             .unwrap_err()
             .to_string();
-        for fragment in ["results", "100.0 MiB", "200.0 MiB", "3 cells of 10 rows"] {
+        // One byte short: in MiB the two would read alike, so bytes.
+        for fragment in [
+            "results",
+            "100.0 MiB",
+            "209715200 bytes",
+            "209715199 bytes",
+            "3 cells of 10 rows",
+        ] {
             assert!(error.contains(fragment), "{fragment}: {error}");
         }
+        let error = enough_space(dir, 100 << 20, 100 << 20, "")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("200.0 MiB, but has 100.0 MiB"), "{error}");
         assert!(
             enough_space(dir, u64::MAX, u64::MAX - 1, "").is_err(),
             "no overflow"

@@ -363,10 +363,8 @@ fn files_of_different_runs_a_cut_file_and_a_file_named_report_are_refused() {
     assert_input_error(
         &out,
         &[
-            "metadata.json",
-            "only in metadata.json: another-list",
-            "only in runs.csv: sorted-list",
-            "different runs",
+            "runs.csv:2",
+            "algorithm `sorted-list` is not one metadata.json lists",
         ],
     );
     assert!(!results.join("report").exists(), "no report is written");
@@ -670,4 +668,46 @@ fn no_line_of_report_md_is_wider_than_a_code_host_shows() {
             wide.join("\n")
         );
     }
+}
+
+/// A reader that closed stdout early ends the report quietly with 141, as a
+/// pipeline expects; a full stdout is one line of error and exit 1; never a
+/// panic. The report is written either way: only its line is lost.
+#[test]
+fn crash_a_closed_or_full_stdout_ends_the_report_without_a_panic() {
+    let results = copy_fixture("closed-stdout");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_timerbench-report"))
+        .arg("--results")
+        .arg(&*results)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes away before the report has drawn anything.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(141), "{message}");
+    assert!(message.is_empty(), "{message}");
+
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let full = fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_timerbench-report"))
+        .arg("--results")
+        .arg(&*results)
+        .stdout(full)
+        .output()
+        .unwrap();
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("cannot write to standard output") && !message.contains("panicked"),
+        "{message}"
+    );
+    assert_eq!(message.trim_end().lines().count(), 1, "{message}");
 }

@@ -83,6 +83,22 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Reads a regular text file whole if it has at most `limit` bytes: the
+/// checks of [`read_bounded`] for any file argument a command reads whole (a
+/// README to update, say), and an error naming the first byte that is not
+/// UTF-8.
+pub fn read_text_file(path: &Path, limit: u64) -> io::Result<String> {
+    String::from_utf8(read_bounded(path, limit)?).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "it is not UTF-8 text (byte {} is not)",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
 /// The UTF-8 byte-order mark some editors put at the start of a file.
 pub const BOM: &str = "\u{feff}";
 

@@ -92,7 +92,7 @@ pub use ftrace::{
 };
 pub use ftrace_line::TimerFlags;
 pub use input::BOM;
-pub use input::{MAX_SPEC_BYTES, MAX_TAPE_OPS, MAX_TRACE_LINE_BYTES};
+pub use input::{MAX_SPEC_BYTES, MAX_TAPE_OPS, MAX_TRACE_LINE_BYTES, read_text_file};
 pub use ratas::{MAX_PAIRS, MIN_PAIRS, Ratas, TICKS_PER_SECOND as RATAS_TICKS_PER_SECOND};
 pub use real::{REAL_PREFIX, REAL_SOURCE, REAL_TRACES, RealTrace, real_trace};
 pub use scale::Scale;

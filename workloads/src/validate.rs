@@ -147,8 +147,8 @@ impl Spec {
                 "duration",
                 format!(
                     "is {}, which with `pending` = {} and {arrivals_per_tick:.3} arrivals per tick \
-                     makes about {expected_ops:.3e} operations; a tape may hold at most {MAX_OPERATIONS:.0e} \
-                     (2.4 GB): shorten `duration` or lower `pending` or `arrivals_per_tick`",
+                     makes about {expected_ops} operations; a tape may hold at most {MAX_OPERATIONS} \
+                     (1e8, 2.4 GB): shorten `duration` or lower `pending` or `arrivals_per_tick`",
                     self.duration, self.pending
                 ),
             ));
@@ -159,8 +159,8 @@ impl Spec {
                 "rearm.times",
                 format!(
                     "is {}, and each idle timeout pending at time 0 draws its whole chain of re-arm \
-                     intervals up front: about {stored_gaps:.3e} intervals for `pending` = {}, where \
-                     at most {MAX_OPERATIONS:.0e} fit in memory; lower `rearm.times` or `pending`",
+                     intervals up front: about {stored_gaps} intervals for `pending` = {}, where \
+                     at most {MAX_OPERATIONS} (1e8) fit in memory; lower `rearm.times` or `pending`",
                     self.rearm.as_ref().map_or(0.0, |r| r.times),
                     self.pending
                 ),
@@ -189,8 +189,8 @@ impl Spec {
             return Err(FieldError::new(
                 "ratas.pairs",
                 format!(
-                    "is {}, which for a `duration` of {} ticks makes about {expected_ops:.3e} \
-                     operations; a tape may hold at most {MAX_OPERATIONS:.0e} (2.4 GB): lower \
+                    "is {}, which for a `duration` of {} ticks makes about {expected_ops} \
+                     operations; a tape may hold at most {MAX_OPERATIONS} (1e8, 2.4 GB): lower \
                      `ratas.pairs` or shorten `duration`",
                     ratas.pairs, self.duration
                 ),

@@ -357,7 +357,7 @@ fn out_of_range_values_name_their_field() {
                 ("duration = 1_000", "duration = 100_000_000"),
             ],
             "ratas.pairs",
-            "operations; a tape may hold at most 1e8 (2.4 GB): lower `ratas.pairs` or shorten `duration`",
+            "operations; a tape may hold at most 100000000 (1e8, 2.4 GB): lower `ratas.pairs` or shorten `duration`",
         ),
         (
             "arrivals_until = 0\n",
@@ -488,7 +488,7 @@ fn out_of_range_values_name_their_field() {
             "",
             vec![("duration = 1_000", "duration = 1_000_000_000")],
             "duration",
-            "operations; a tape may hold at most 1e8 (2.4 GB): shorten `duration` or lower `pending` or `arrivals_per_tick`",
+            "operations; a tape may hold at most 100000000 (1e8, 2.4 GB): shorten `duration` or lower `pending` or `arrivals_per_tick`",
         ),
         (
             "rearm = { fraction = 1.0, interval = { kind = \"constant\", value = 1 }, times = 1000, delay = { kind = \"constant\", value = 1000 } }\n",

@@ -38,14 +38,18 @@
 //! beyond parsing), a module per file's row type ([`runs`], [`throughput`],
 //! [`repetitions`], [`latency`], [`contract_cost`], [`predictions`],
 //! [`threaded`], [`counts`], [`comparison`]), [`metadata`], [`parse`] (one file's text into rows),
+//! [`consistency`] (the checks across a run's files), [`interrupted`] (a swap
+//! a writer did not finish),
 //! [`run_ids`] (the one-run rule) and [`reader`] (the whole directory).
 
 pub mod check;
 pub mod comparison;
+pub mod consistency;
 pub mod contract_cost;
 pub mod counts;
 pub mod error;
 pub mod files;
+pub mod interrupted;
 pub mod latency;
 pub mod metadata;
 pub mod parse;
@@ -68,12 +72,13 @@ pub use files::{
     RUN_STALE_FILES, RUNS_FILE, SCHEMA_VERSION, THREADED_FILE, THREADED_FILES, THROUGHPUT_FILE,
     VERSION_COLUMN,
 };
+pub use interrupted::{PREVIOUS_DIR, STAGING_PREFIX, previous_sets, restore_hint};
 pub use latency::LatencyRow;
 pub use metadata::{
     AlgorithmEntry, ClockFloor, MemoryLatency, Metadata, ParamValue, ReplayOverhead, Statistics,
     SweepPoint, SystemEntry, parse_counts_build, parse_metadata, read_counts_build, read_metadata,
 };
-pub use parse::{parse_csv, read_csv, read_optional_csv};
+pub use parse::{parse_csv, parse_csv_lined, read_csv, read_csv_lined, read_optional_csv};
 pub use predictions::PredictionRow;
 pub use reader::{Results, RunFiles, read_predictions, read_results};
 pub use repetitions::{PASS_WHOLE, RepetitionRow};

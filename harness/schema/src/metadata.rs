@@ -204,6 +204,10 @@ pub struct Metadata {
     pub algorithms: Vec<AlgorithmEntry>,
     /// The workloads run, in run order.
     pub workloads: Vec<String>,
+    /// The (algorithm, workload) cells of the run, measured or skipped:
+    /// `runs.csv`'s rows (absent in results made before it was written).
+    #[serde(default)]
+    pub cells: Option<u64>,
     /// The commit the harness was built from.
     #[serde(default)]
     pub git_commit: String,

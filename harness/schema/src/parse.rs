@@ -14,6 +14,7 @@
 //! off by one for files with CRLF line ends.
 
 use std::fs;
+use std::io::Read;
 use std::path::Path;
 
 use serde::de::DeserializeOwned;
@@ -31,24 +32,63 @@ pub fn json_error(path: &Path, error: &serde_json::Error) -> InputError {
     )
 }
 
-/// The text of the file `path`, or an error saying what makes it.
+/// The largest results file read: the reference run's largest is a few
+/// megabytes, so a file near this is not one, and reading it whole would
+/// only fill memory.
+pub const MAX_RESULTS_FILE_BYTES: u64 = 1 << 30;
+
+/// The text of the file `path`, or an error saying what makes it. Only a
+/// regular file of at most [`MAX_RESULTS_FILE_BYTES`] is read: a FIFO would
+/// block the reader and a device such as `/dev/zero` never end.
 pub fn read_text(path: &Path) -> Result<String, InputError> {
-    fs::read_to_string(path).map_err(|e| {
-        InputError::new(
-            path,
-            None,
-            format!("cannot read the file ({e}); `make results` writes it"),
-        )
-    })
+    let refuse = |what: String| InputError::new(path, None, what);
+    let kind = fs::metadata(path).map_err(|e| {
+        refuse(format!(
+            "cannot read the file ({e}); `make results` writes it"
+        ))
+    })?;
+    if !kind.is_file() {
+        return Err(refuse(
+            "it is not a regular file (a directory, a pipe or a device); a results file is \
+             read only from a regular file, which `make results` writes"
+                .to_owned(),
+        ));
+    }
+    let mut text = String::new();
+    fs::File::open(path)
+        .and_then(|file| {
+            file.take(MAX_RESULTS_FILE_BYTES + 1)
+                .read_to_string(&mut text)
+        })
+        .map_err(|e| {
+            refuse(format!(
+                "cannot read the file ({e}); `make results` writes it"
+            ))
+        })?;
+    if text.len() as u64 > MAX_RESULTS_FILE_BYTES {
+        return Err(refuse(format!(
+            "it is larger than {MAX_RESULTS_FILE_BYTES} bytes, far more than any run writes; \
+             it is not a results file"
+        )));
+    }
+    Ok(text)
 }
 
 /// Reads a CSV file of `T` rows: the header must start with `schema_version`,
 /// every row must carry [`SCHEMA_VERSION`] and have as many fields as the
 /// header, and every field must parse.
 pub fn read_csv<T: DeserializeOwned + CheckRow>(path: &Path) -> Result<Vec<T>, InputError> {
+    read_csv_lined(path).map(|(rows, _)| rows)
+}
+
+/// [`read_csv`], with the 1-based line each row starts on, for the checks
+/// across rows that name the line of the row at fault.
+pub fn read_csv_lined<T: DeserializeOwned + CheckRow>(
+    path: &Path,
+) -> Result<(Vec<T>, Vec<u64>), InputError> {
     let text = read_text(path)?;
     check_last_line(path, &text)?;
-    parse_csv(path, &text)
+    parse_csv_lined(path, &text)
 }
 
 /// Refuses a file whose last line has no newline after it: timerbench ends
@@ -87,6 +127,14 @@ pub fn parse_csv<T: DeserializeOwned + CheckRow>(
     path: &Path,
     text: &str,
 ) -> Result<Vec<T>, InputError> {
+    parse_csv_lined(path, text).map(|(rows, _)| rows)
+}
+
+/// [`parse_csv`], with the 1-based line each row starts on.
+pub fn parse_csv_lined<T: DeserializeOwned + CheckRow>(
+    path: &Path,
+    text: &str,
+) -> Result<(Vec<T>, Vec<u64>), InputError> {
     let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
     let headers = reader
         .headers()
@@ -104,11 +152,14 @@ pub fn parse_csv<T: DeserializeOwned + CheckRow>(
         ));
     }
     let mut rows = Vec::new();
+    let mut lines = Vec::new();
+    let mut counter = LineCounter::default();
     for record in reader.records() {
         let record = record.map_err(|e| csv_error(path, text, &e))?;
-        // Counted only for an error: counting from the start of the text for
-        // every row would make reading quadratic in the file's length.
-        let line = || record.position().map(|p| line_of(text, p));
+        // Counted from where the previous row's count stopped, so that
+        // counting every row's line stays linear in the file's length.
+        let at = record.position().map(|p| counter.line_at(text, p));
+        let line = || at;
         let version = record.get(0).unwrap_or("");
         if version != SCHEMA_VERSION.to_string() {
             return Err(InputError::new(
@@ -127,8 +178,35 @@ pub fn parse_csv<T: DeserializeOwned + CheckRow>(
             return Err(InputError::new(path, line(), message));
         }
         rows.push(row);
+        lines.push(at.unwrap_or(0));
     }
-    Ok(rows)
+    Ok((rows, lines))
+}
+
+/// Counts lines forward through a text, for positions met in increasing
+/// order: each call counts only the bytes since the previous one, with the
+/// rule of [`line_of`].
+#[derive(Default)]
+struct LineCounter {
+    /// Bytes counted so far.
+    counted: usize,
+    /// Line ends among them.
+    newlines: u64,
+}
+
+impl LineCounter {
+    /// The 1-based line of `position`, as [`line_of`] gives it.
+    fn line_at(&mut self, text: &str, position: &csv::Position) -> u64 {
+        let end = usize::try_from(position.byte()).map_or(text.len(), |b| (b + 1).min(text.len()));
+        if end > self.counted {
+            self.newlines += text.as_bytes()[self.counted..end]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u64;
+            self.counted = end;
+        }
+        self.newlines + 1
+    }
 }
 
 /// The error for a row whose field does not parse: names the column and the
@@ -221,6 +299,19 @@ mod tests {
         let error = parse(&format!("{HEADER}{INSERT}{}", ALL.replacen('3', "2", 1))).unwrap_err();
         assert_eq!(error.line, Some(3));
         assert!(error.message.contains("schema_version is \"2\""), "{error}");
+    }
+
+    #[test]
+    fn every_row_gets_the_line_it_starts_on() {
+        let quoted = "3,c,\"w\nx\",all,whole,1,6,7,6.5,7.5,,true\n";
+        for text in [
+            format!("{HEADER}{INSERT}{quoted}{ALL}"),
+            format!("{HEADER}{INSERT}{quoted}{ALL}").replace('\n', "\r\n"),
+        ] {
+            let (_, lines): (Vec<ThroughputRow>, _) =
+                parse_csv_lined(Path::new("t"), &text).unwrap();
+            assert_eq!(lines, [2, 3, 5]);
+        }
     }
 
     #[test]

@@ -27,6 +27,10 @@ use serde::de::DeserializeOwned;
 
 use crate::check::CheckRow;
 use crate::comparison::ComparisonRow;
+use crate::consistency::{
+    Table, check_listed, check_measured_cells, check_metadata_covered, check_repetition_counts,
+    check_unique, pass_key,
+};
 use crate::contract_cost::ContractCostRow;
 use crate::counts::{CountRow, CountsBuild};
 use crate::error::InputError;
@@ -34,9 +38,10 @@ use crate::files::{
     COMPARISON_FILE, CONTRACT_COST_FILE, COUNTS_FILE, COUNTS_METADATA_FILE, LATENCY_FILE,
     METADATA_FILE, PREDICTIONS_FILE, REPETITIONS_FILE, RUNS_FILE, THROUGHPUT_FILE,
 };
+use crate::interrupted::{previous_sets, restore_hint};
 use crate::latency::LatencyRow;
 use crate::metadata::{Metadata, read_counts_build, read_metadata};
-use crate::parse::{read_csv, read_optional_csv};
+use crate::parse::{read_csv_lined, read_optional_csv};
 use crate::predictions::PredictionRow;
 use crate::repetitions::RepetitionRow;
 use crate::run_ids::mixed_runs;
@@ -94,7 +99,21 @@ impl RunFiles {
     /// its `metadata.json`; every run file that is there is parsed; a run in
     /// which nothing was measured is refused (its figure files hold no row);
     /// and the files must name one run.
+    ///
+    /// When the read fails and a writer left a `previous/` set in the
+    /// directory (it stopped in the middle of its swap), the error says
+    /// where that set is and how to restore it ([`crate::interrupted`]).
     pub fn read(dir: &Path) -> Result<Self, InputError> {
+        Self::read_checked(dir).map_err(|mut error| {
+            for previous in previous_sets(dir) {
+                error.message = format!("{}; {}", error.message, restore_hint(dir, &previous));
+            }
+            error
+        })
+    }
+
+    /// [`RunFiles::read`] without the hint.
+    fn read_checked(dir: &Path) -> Result<Self, InputError> {
         if !dir.is_dir() {
             return Err(InputError::new(
                 dir,
@@ -104,39 +123,36 @@ impl RunFiles {
             ));
         }
         let metadata = read_metadata(&dir.join(METADATA_FILE))?;
-        let runs: Option<Vec<RunRow>> = read_present(&dir.join(RUNS_FILE))?;
-        // With every cell skipped, the figure files hold no row (not even a
-        // header), and there is nothing to read: say so, with a reason.
-        if let Some(runs) = &runs
-            && let Some(first) = runs.first()
-            && runs.iter().all(|run| !run.is_ok())
-        {
-            return Err(InputError::new(
-                &dir.join(RUNS_FILE),
-                None,
-                format!(
-                    "no (algorithm, workload) was measured: all {} were skipped (the reasons are \
-                     in its skip_reason column; the first: {} on {}: {}), so there is nothing \
-                     to chart or compare",
-                    runs.len(),
-                    first.algorithm,
-                    first.workload,
-                    first.skip_reason
-                ),
-            ));
+        let runs: Option<Lined<RunRow>> = read_present(&dir.join(RUNS_FILE))?;
+        if let Some((runs, _)) = &runs {
+            check_measured_something(dir, runs)?;
         }
+        let throughput = read_present(&dir.join(THROUGHPUT_FILE))?;
+        let repetitions = read_present(&dir.join(REPETITIONS_FILE))?;
+        let latency = read_present(&dir.join(LATENCY_FILE))?;
+        let (runs, runs_lines) = split(runs);
+        let (throughput, throughput_lines) = split(throughput);
+        let (repetitions, repetitions_lines) = split(repetitions);
+        let (latency, latency_lines) = split(latency);
+        let lines = Lines {
+            runs: runs_lines,
+            throughput: throughput_lines,
+            repetitions: repetitions_lines,
+            latency: latency_lines,
+        };
         let files = Self {
             dir: dir.to_path_buf(),
             metadata,
             runs,
-            throughput: read_present(&dir.join(THROUGHPUT_FILE))?,
-            repetitions: read_present(&dir.join(REPETITIONS_FILE))?,
-            latency: read_present(&dir.join(LATENCY_FILE))?,
+            throughput,
+            repetitions,
+            latency,
             contract_cost: read_optional_csv(&dir.join(CONTRACT_COST_FILE))?,
             comparison: read_optional_csv(&dir.join(COMPARISON_FILE))?,
             predictions: read_optional_csv(&dir.join(PREDICTIONS_FILE))?,
         };
         files.check_one_run()?;
+        files.check_consistent(&lines)?;
         Ok(files)
     }
 
@@ -170,6 +186,68 @@ impl RunFiles {
                 "cannot read the file (it is not there); `make results` writes it",
             )),
         }
+    }
+
+    /// The checks across files ([`crate::consistency`]), on each file that
+    /// is there, with `lines` the line of each row.
+    fn check_consistent(&self, lines: &Lines) -> Result<(), InputError> {
+        let dir = &self.dir;
+        let runs = table(RUNS_FILE, &self.runs, &lines.runs);
+        if let Some(runs) = &runs {
+            check_unique(dir, runs, "(algorithm, workload)", |r| {
+                (&r.algorithm, &r.workload)
+            })?;
+            check_listed(dir, &self.metadata, runs, |r| (&r.algorithm, &r.workload))?;
+            check_metadata_covered(dir, &self.metadata, runs.rows)?;
+        }
+        if let Some(throughput) = table(THROUGHPUT_FILE, &self.throughput, &lines.throughput) {
+            check_unique(
+                dir,
+                &throughput,
+                "(algorithm, workload, operation, method)",
+                |r| (&r.algorithm, &r.workload, &r.operation, &r.method),
+            )?;
+            check_listed(dir, &self.metadata, &throughput, |r| {
+                (&r.algorithm, &r.workload)
+            })?;
+            if let Some(runs) = &runs {
+                check_measured_cells(dir, runs.rows, &throughput, |r| (&r.algorithm, &r.workload))?;
+            }
+        }
+        if let Some(repetitions) = table(REPETITIONS_FILE, &self.repetitions, &lines.repetitions) {
+            check_unique(
+                dir,
+                &repetitions,
+                "(algorithm, workload, repetition, pass, operation)",
+                pass_key,
+            )?;
+            check_listed(dir, &self.metadata, &repetitions, |r| {
+                (&r.algorithm, &r.workload)
+            })?;
+            if let Some(runs) = &runs {
+                check_measured_cells(dir, runs.rows, &repetitions, |r| {
+                    (&r.algorithm, &r.workload)
+                })?;
+                check_repetition_counts(
+                    dir,
+                    runs.rows,
+                    self.metadata.batched_repetitions,
+                    &repetitions,
+                )?;
+            }
+        }
+        if let Some(latency) = table(LATENCY_FILE, &self.latency, &lines.latency) {
+            check_unique(dir, &latency, "(algorithm, workload, operation)", |r| {
+                (&r.algorithm, &r.workload, &r.operation)
+            })?;
+            check_listed(dir, &self.metadata, &latency, |r| {
+                (&r.algorithm, &r.workload)
+            })?;
+            if let Some(runs) = &runs {
+                check_measured_cells(dir, runs.rows, &latency, |r| (&r.algorithm, &r.workload))?;
+            }
+        }
+        Ok(())
     }
 
     /// Refuses files that do not all come from one run ([`mixed_runs`]).
@@ -213,14 +291,78 @@ impl RunFiles {
     }
 }
 
-/// The rows of the CSV file `path` when it is there (all of them, checked),
-/// `None` when it is not.
-fn read_present<T: DeserializeOwned + CheckRow>(path: &Path) -> Result<Option<Vec<T>>, InputError> {
+/// A file's rows and the line each starts on.
+type Lined<T> = (Vec<T>, Vec<u64>);
+
+/// The rows and the lines of a file that may be absent, apart.
+fn split<T>(lined: Option<Lined<T>>) -> (Option<Vec<T>>, Option<Vec<u64>>) {
+    match lined {
+        Some((rows, lines)) => (Some(rows), Some(lines)),
+        None => (None, None),
+    }
+}
+
+/// The [`Table`] of a file that is there.
+fn table<'a, T>(
+    file: &'static str,
+    rows: &'a Option<Vec<T>>,
+    lines: &'a Option<Vec<u64>>,
+) -> Option<Table<'a, T>> {
+    rows.as_deref()
+        .zip(lines.as_deref())
+        .map(|(rows, lines)| Table { file, rows, lines })
+}
+
+/// The line each row of each figure file that is there starts on, for the
+/// checks across files.
+struct Lines {
+    runs: Option<Vec<u64>>,
+    throughput: Option<Vec<u64>>,
+    repetitions: Option<Vec<u64>>,
+    latency: Option<Vec<u64>>,
+}
+
+/// The rows of the CSV file `path` when it is there (all of them, checked,
+/// with their lines), `None` when it is not.
+fn read_present<T: DeserializeOwned + CheckRow>(
+    path: &Path,
+) -> Result<Option<Lined<T>>, InputError> {
     if path.exists() {
-        read_csv(path).map(Some)
+        read_csv_lined(path).map(Some)
     } else {
         Ok(None)
     }
+}
+
+/// Refuses a `runs.csv` with no rows, or whose every cell was skipped (the
+/// figure files then hold no row, not even a header): there is nothing to
+/// read, and the reason is said.
+fn check_measured_something(dir: &Path, runs: &[RunRow]) -> Result<(), InputError> {
+    let Some(first) = runs.first() else {
+        return Err(InputError::new(
+            &dir.join(RUNS_FILE),
+            None,
+            "a header and no rows: a run writes a row for every (algorithm, workload) it was \
+             given, measured or skipped, so the file was cut short; make the results again \
+             (`make results`)",
+        ));
+    };
+    if runs.iter().all(|run| !run.is_ok()) {
+        return Err(InputError::new(
+            &dir.join(RUNS_FILE),
+            None,
+            format!(
+                "no (algorithm, workload) was measured: all {} were skipped (the reasons are \
+                 in its skip_reason column; the first: {} on {}: {}), so there is nothing \
+                 to chart or compare",
+                runs.len(),
+                first.algorithm,
+                first.workload,
+                first.skip_reason
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// `predictions.csv` of the results directory `dir`, checked; empty when it
@@ -251,103 +393,5 @@ pub fn read_results(dir: &Path) -> Result<Results, InputError> {
         contract_cost: files.contract_cost,
         comparison: files.comparison,
     };
-    check_complete(dir, &results)?;
     Ok(results)
-}
-
-/// Checks that the files agree: the metadata lists the algorithms and
-/// workloads of `runs.csv`, and every measured run has its throughput,
-/// repetition and latency rows.
-fn check_complete(dir: &Path, results: &Results) -> Result<(), InputError> {
-    if results.runs.is_empty() {
-        return Err(InputError::new(
-            &dir.join(RUNS_FILE),
-            None,
-            "no rows: nothing to report (run `make results`)",
-        ));
-    }
-    // The metadata and runs.csv must describe the same run: one file left
-    // from another run would mix its algorithms or workloads into this one.
-    let metadata = &results.metadata;
-    for (what, listed, found) in [
-        (
-            "algorithms",
-            metadata
-                .algorithms
-                .iter()
-                .map(|a| a.name.as_str())
-                .collect::<BTreeSet<_>>(),
-            results
-                .runs
-                .iter()
-                .map(|r| r.algorithm.as_str())
-                .collect::<BTreeSet<_>>(),
-        ),
-        (
-            "workloads",
-            metadata.workloads.iter().map(String::as_str).collect(),
-            results.runs.iter().map(|r| r.workload.as_str()).collect(),
-        ),
-    ] {
-        if listed != found {
-            let only = |a: &BTreeSet<&str>, b: &BTreeSet<&str>| {
-                let names: Vec<&str> = a.difference(b).copied().collect();
-                if names.is_empty() {
-                    "none".to_owned()
-                } else {
-                    names.join(", ")
-                }
-            };
-            return Err(InputError::new(
-                &dir.join(METADATA_FILE),
-                None,
-                format!(
-                    "its {what} are not those of {RUNS_FILE} (only in {METADATA_FILE}: {}; only in \
-                     {RUNS_FILE}: {}): the files come from different runs; make the results again",
-                    only(&listed, &found),
-                    only(&found, &listed)
-                ),
-            ));
-        }
-    }
-    for run in results.runs.iter().filter(|r| r.is_ok()) {
-        let has = |algorithm: &str, workload: &str| {
-            algorithm == run.algorithm && workload == run.workload
-        };
-        if !results
-            .throughput
-            .iter()
-            .any(|t| has(&t.algorithm, &t.workload))
-        {
-            return Err(missing_rows(dir, THROUGHPUT_FILE, run));
-        }
-        if !results
-            .latency
-            .iter()
-            .any(|l| has(&l.algorithm, &l.workload))
-        {
-            return Err(missing_rows(dir, LATENCY_FILE, run));
-        }
-        if !results
-            .repetitions
-            .iter()
-            .any(|r| has(&r.algorithm, &r.workload))
-        {
-            return Err(missing_rows(dir, REPETITIONS_FILE, run));
-        }
-    }
-    Ok(())
-}
-
-/// The error for a measured cell that a figure file has no row of.
-fn missing_rows(dir: &Path, file: &str, run: &RunRow) -> InputError {
-    InputError::new(
-        &dir.join(file),
-        None,
-        format!(
-            "no rows for {} on {}, which {RUNS_FILE} lists as measured; \
-             the file is truncated or from another run (rerun `make results`)",
-            run.algorithm, run.workload
-        ),
-    )
 }
