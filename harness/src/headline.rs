@@ -22,7 +22,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use schema::{
     AlgorithmEntry, ContractCostRow, Metadata, OPERATION_ALL, PASS_WHOLE, PredictionRow, RunFiles,
-    RunRow, STATUS_OK, ThroughputRow,
+    RunRow, STATUS_OK, THREADED_FILE, ThreadedRow, ThroughputRow,
 };
 
 use crate::judge::Verdict;
@@ -130,6 +130,8 @@ struct Run {
     runs: Vec<RunRow>,
     contract: Vec<ContractCostRow>,
     predictions: Vec<PredictionRow>,
+    /// The threaded mode's rows (`threaded.csv`; empty without it).
+    threaded: Vec<ThreadedRow>,
 }
 
 impl Run {
@@ -152,7 +154,19 @@ impl Run {
             .filter_map(|row| Some((key(row), (row.ci_low_ns?, row.ci_high_ns?))))
             .collect();
         let runs = files.runs()?.to_vec();
+        let threaded_path = dir.join(THREADED_FILE);
+        let threaded: Vec<ThreadedRow> = schema::read_optional_csv(&threaded_path)?;
+        let run_id = files.metadata.run_id.clone().unwrap_or_default();
+        if let Some(other) = threaded.iter().find(|row| row.run_id != run_id) {
+            bail!(
+                "{}: comes from run {:?}, and metadata.json from run {run_id:?}: the files come \
+                 from different runs; make the results again",
+                threaded_path.display(),
+                other.run_id
+            );
+        }
         Ok(Run {
+            threaded,
             medians,
             intervals,
             runs,
@@ -413,6 +427,92 @@ fn extremes<T, K: Fn(&T) -> f64>(items: &[T], key: K) -> Option<(&T, &T)> {
     Some((low, high))
 }
 
+/// The sharing the threaded finding reads: the timer on a thread of its own
+/// behind one lock, as Kafka's reaper and the JDK's executor keep it.
+const THREADED_SHARING: &str = "locked";
+
+/// The producers the threaded finding reads: one, so that the figures are
+/// the timer thread's and not contention's.
+const THREADED_PRODUCERS: u32 = 1;
+
+/// The median of `values`; `None` when empty.
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(values[n / 2]),
+        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
+    }
+}
+
+/// One row of the threaded finding: medians over a cell's repetitions.
+struct Waking<'a> {
+    algorithm: &'a str,
+    per_second: f64,
+    empty_share: f64,
+    late_ms: f64,
+}
+
+/// What only a timer on its own thread shows: how often that thread wakes
+/// against the wall clock, how many of its wakeups fire nothing, and how late
+/// its timers fire, on the first workload the threaded mode ran (paced, under
+/// [`THREADED_SHARING`] with [`THREADED_PRODUCERS`]): the row that wakes most
+/// beside the one that wakes least, and the median lateness from the least
+/// late row to the most. `None` without such rows.
+fn threaded_finding(rows: &[ThreadedRow]) -> Option<String> {
+    let paced = |row: &&ThreadedRow| {
+        row.is_ok()
+            && !row.saturated
+            && row.sharing == THREADED_SHARING
+            && row.producers == THREADED_PRODUCERS
+    };
+    let first = rows.iter().find(paced)?;
+    let mut cells: BTreeMap<&str, Vec<&ThreadedRow>> = BTreeMap::new();
+    for row in rows
+        .iter()
+        .filter(paced)
+        .filter(|r| r.workload == first.workload)
+    {
+        cells.entry(row.algorithm.as_str()).or_default().push(row);
+    }
+    let wakings: Vec<Waking<'_>> = cells
+        .iter()
+        .filter_map(|(algorithm, reps)| {
+            let wakeups: u64 = reps.iter().map(|r| r.wakeups).sum();
+            let empty: u64 = reps.iter().map(|r| r.empty_wakeups).sum();
+            Some(Waking {
+                algorithm,
+                per_second: median(reps.iter().map(|r| r.wakeups_per_s).collect())?,
+                empty_share: if wakeups == 0 {
+                    0.0
+                } else {
+                    empty as f64 / wakeups as f64
+                },
+                late_ms: median(reps.iter().map(|r| r.late_p50_ns as f64).collect())? / 1e6,
+            })
+        })
+        .collect();
+    let (least, most) = extremes(&wakings, |w| w.per_second)?;
+    let (earliest, latest) = extremes(&wakings, |w| w.late_ms)?;
+    Some(format!(
+        "With the timer on a thread of its own (`{THREADED_SHARING}`, one producer, `{}` at {}x real \
+         time), `{}` wakes {} times a second, {:.0}% of them to fire nothing, and `{}` {}; the \
+         median timer fires {} ms after its deadline under `{}` to {} ms under `{}`.",
+        first.workload,
+        first.speedup,
+        most.algorithm,
+        thousands(most.per_second.round() as u64),
+        most.empty_share * 100.0,
+        least.algorithm,
+        thousands(least.per_second.round() as u64),
+        ns(earliest.late_ms),
+        earliest.algorithm,
+        ns(latest.late_ms),
+        latest.algorithm
+    ))
+}
+
 /// The fastest exact design on each real kernel trace of the run, and on
 /// the synthetic workload the traces resemble; `None` without real traces.
 fn real_against_synthetic(lines: &[WorkloadLine]) -> Option<String> {
@@ -523,6 +623,9 @@ fn findings(run: &Run, lines: &[WorkloadLine]) -> Vec<String> {
 
     if let Some(real) = real_against_synthetic(lines) {
         out.push(real);
+    }
+    if let Some(threaded) = threaded_finding(&run.threaded) {
+        out.push(threaded);
     }
 
     // Growth with the pending population.
@@ -728,6 +831,41 @@ mod tests {
         assert!(!line.tied_with_next());
         line.leads = vec![lead(Verdict::CannotTell)];
         assert!(line.tied_with_next());
+    }
+
+    #[test]
+    fn the_threaded_finding_sets_the_most_waking_row_beside_the_least() {
+        let row = |algorithm: &str, rep, per_second, late_ns, sharing: &str| ThreadedRow {
+            algorithm: algorithm.into(),
+            workload: "timeouts".into(),
+            sharing: sharing.into(),
+            producers: 1,
+            repetition: rep,
+            speedup: 10,
+            status: STATUS_OK.into(),
+            wakeups: 100,
+            empty_wakeups: 90,
+            wakeups_per_s: per_second,
+            late_p50_ns: late_ns,
+            ..ThreadedRow::default()
+        };
+        assert_eq!(threaded_finding(&[]), None);
+        let rows = [
+            row("ticked", 0, 9_000.0, 100_000, "locked"),
+            row("ticked", 1, 9_200.0, 300_000, "locked"),
+            row("kafka", 0, 120.0, 200_000, "locked"),
+            row("coarse", 0, 100.0, 5_400_000, "locked"),
+            row("coarse", 0, 1.0, 9_900_000_000, "handoff"),
+        ];
+        assert_eq!(
+            threaded_finding(&rows).as_deref(),
+            Some(
+                "With the timer on a thread of its own (`locked`, one producer, `timeouts` at 10x \
+                 real time), `ticked` wakes 9,100 times a second, 90% of them to fire nothing, and \
+                 `coarse` 100; the median timer fires 0.20 ms after its deadline under `kafka` to \
+                 5.40 ms under `coarse`."
+            )
+        );
     }
 
     #[test]

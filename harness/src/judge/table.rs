@@ -37,10 +37,19 @@ const INTERVAL_WIDTH: usize = 17;
 /// Width of the longest short verdict, "cannot tell".
 const VERDICT_WIDTH: usize = 11;
 
-/// `text` cut to `width` characters, a `~` marking a cut.
+/// `text` cut to `width` characters, a `~` marking a cut. A closing tag in
+/// parentheses (a lead's rival kind, `(baseline)`) is kept whole and the
+/// name before it cut instead, when at least two of its characters fit.
 pub fn fit(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
         return text.to_owned();
+    }
+    if let Some(at) = text.rfind(" (").filter(|_| text.ends_with(')')) {
+        let (name, tag) = text.split_at(at);
+        let tag_width = tag.chars().count();
+        if tag_width + 2 <= width {
+            return fit(name, width - tag_width) + tag;
+        }
     }
     let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
     cut.push('~');
@@ -158,6 +167,11 @@ mod tests {
     fn long_names_are_cut_and_rows_fit_120_columns() {
         assert_eq!(fit("short", 8), "short");
         assert_eq!(fit("a-rather-long-name", 8), "a-rathe~");
+        assert_eq!(
+            fit("std-binary-heap-plain (baseline)", 28),
+            "std-binary-heap-~ (baseline)"
+        );
+        assert_eq!(fit("std-binary-heap-plain (baseline)", 11), "std-binary~");
         let line = Line {
             workload: "a-workload-with-a-very-long-name".into(),
             subject: "x".repeat(40),
