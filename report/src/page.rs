@@ -399,8 +399,11 @@ fn predicted_section(model: &Model) -> Option<Section> {
                  counter from the workload's law (Poisson arrivals, constant or uniform delays \
                  and cancels) and the design's parameters, beside the count in `runs.csv`, and \
                  the ratio counted / predicted. A prediction is an expectation over the \
-                 arrivals, so a small one (tens) is noise-bound; the formulas and the section \
-                 of the paper for each are in `harness/src/theory.rs`.{none}"
+                 arrivals, so a small one (tens) is noise-bound: the last column is the count's \
+                 distance from its prediction in standard deviations of a Poisson count of that \
+                 mean (the square root of the prediction), and a ratio beyond a few percent \
+                 within about two of them is the draw's noise, not the formula's. The formulas \
+                 and the section of the paper for each are in `harness/src/theory.rs`.{none}"
             )),
             Part::Table(table),
         ],

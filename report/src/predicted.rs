@@ -30,6 +30,14 @@ pub fn ratio(predicted: f64, counted: u64) -> Option<f64> {
     (predicted >= MIN_FOR_RATIO).then(|| counted as f64 / predicted)
 }
 
+/// How far `counted` lies from `predicted` in standard deviations of a
+/// Poisson count of that mean (`sqrt(predicted)`), signed: a ratio beyond
+/// a few percent within a few of them is the draw's noise, not the
+/// formula's. `None` below one expected event.
+pub fn deviations(predicted: f64, counted: u64) -> Option<f64> {
+    (predicted >= MIN_FOR_RATIO).then(|| (counted as f64 - predicted) / predicted.sqrt())
+}
+
 /// A figure with thousands separated, rounded to a whole number.
 fn whole(value: f64) -> String {
     let digits = format!("{:.0}", value.max(0.0));
@@ -66,12 +74,13 @@ pub fn predicted_table(model: &Model) -> Option<Table> {
             let count = model
                 .run(&row.algorithm, &row.workload)
                 .and_then(|run| counted(run, &row.counter));
-            let (count_text, ratio_text) = match count {
+            let (count_text, ratio_text, off_text) = match count {
                 Some(count) => (
                     whole(count as f64),
                     ratio(predicted, count).map_or("-".to_owned(), |r| format!("{r:.3}")),
+                    deviations(predicted, count).map_or("-".to_owned(), |d| format!("{d:+.1}")),
                 ),
-                None => ("not counted".to_owned(), "-".to_owned()),
+                None => ("not counted".to_owned(), "-".to_owned(), "-".to_owned()),
             };
             Row::Cells(vec![
                 cell(row.workload.clone()),
@@ -80,6 +89,7 @@ pub fn predicted_table(model: &Model) -> Option<Table> {
                 cell(whole(predicted)),
                 cell(count_text),
                 cell(ratio_text),
+                cell(off_text),
             ])
         })
         .collect();
@@ -92,6 +102,7 @@ pub fn predicted_table(model: &Model) -> Option<Table> {
             "predicted",
             "counted",
             "ratio",
+            "off, in sd",
         ]
         .map(str::to_owned)
         .to_vec(),
@@ -132,6 +143,13 @@ mod tests {
         assert_eq!(whole(0.0), "0");
         assert_eq!(whole(999.4), "999");
         assert_eq!(whole(1_234_567.0), "1,234,567");
+    }
+
+    #[test]
+    fn deviations_are_in_poisson_standard_deviations() {
+        assert_eq!(deviations(1_600.0, 1_520), Some(-2.0));
+        assert_eq!(deviations(100.0, 100), Some(0.0));
+        assert_eq!(deviations(0.5, 3), None);
     }
 
     #[test]
