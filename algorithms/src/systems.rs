@@ -32,7 +32,7 @@ pub const SYSTEMS: &[System] = &[
         structure: "one wheel of 512 unsorted bucket lists, `remainingRounds`, a worker ticking every 100 ms; cancel queued, unlinked at the next tick",
         rows: &["netty-wheel", "rounds-wheel"],
         row: "`netty-wheel` (its defaults: 512 slots of 100 ms); `rounds-wheel` (the same scheme at a 1 ms tick, exact)",
-        differs: "inserts and cancels reach the worker through queues: no. A timer on a 100 ms boundary fires at it here, a tick later in Netty, whose nanosecond deadlines practically never lie on one",
+        differs: "inserts and cancels reach the worker through queues: no in the single-threaded rows, and the threaded mode's `handoff` measures them (threaded.csv). A timer on a 100 ms boundary fires at it here, a tick later in Netty, whose nanosecond deadlines practically never lie on one",
     },
     System {
         name: "Dubbo `HashedWheelTimer`",
@@ -46,7 +46,7 @@ pub const SYSTEMS: &[System] = &[
         structure: "20-slot wheels of 1 ms, overflow wheels made on demand, a `DelayQueue` of buckets; cancel unlinks at once",
         rows: &["hierarchical-wheel"],
         row: "`hierarchical-wheel`",
-        differs: "locks and the executor hand-off only: no",
+        differs: "locks and the executor hand-off only: no in the single-threaded rows, and the threaded mode's `locked` measures the lock (threaded.csv)",
     },
     System {
         name: "ZooKeeper `ExpiryQueue`",
