@@ -6,38 +6,14 @@
 //! skipped; with `TIMERBENCH_REQUIRE_VALGRIND=1` (set by CI, which installs
 //! Valgrind) a missing Valgrind fails it instead.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+
+mod common;
+use common::Scratch;
 
 /// The environment variable that turns a missing Valgrind into a failure.
 const REQUIRE_VARIABLE: &str = "TIMERBENCH_REQUIRE_VALGRIND";
-
-/// A fresh, empty scratch directory for one test, removed by [`Scratch`]'s drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("timerbench-counts-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("scratch directory");
-        Self(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn arg(&self) -> &str {
-        self.0.to_str().expect("a UTF-8 temporary directory")
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn timerbench(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_timerbench"));
@@ -130,8 +106,8 @@ fn the_same_seed_gives_byte_identical_counts() {
     // rather than one after the other. A CI run once failed here because
     // the children's stacks still started below their working directory's
     // name (see `counts::count_job`).
-    let first = Scratch::new("first");
-    let second = Scratch::new("second-run-with-a-longer-name");
+    let first = Scratch::new("counts", "first");
+    let second = Scratch::new("counts", "second-run-with-a-longer-name");
     let second_out = second.path().join("and").join("a-deeper-directory");
     let copy = second
         .path()
@@ -139,7 +115,7 @@ fn the_same_seed_gives_byte_identical_counts() {
     std::fs::create_dir_all(&copy).expect("the copy's directory");
     let copy = copy.join("timerbench");
     std::fs::copy(env!("CARGO_BIN_EXE_timerbench"), &copy).expect("a copy of timerbench");
-    let kept = Scratch::new("kept");
+    let kept = Scratch::new("counts", "kept");
     let args: [&str; 9] = [
         "counts",
         "--scale",
@@ -237,7 +213,10 @@ fn the_same_seed_gives_byte_identical_counts() {
 
 #[test]
 fn a_missing_valgrind_says_how_to_install_it() {
-    let (out, empty) = (Scratch::new("no-valgrind"), Scratch::new("empty-path"));
+    let (out, empty) = (
+        Scratch::new("counts", "no-valgrind"),
+        Scratch::new("counts", "empty-path"),
+    );
     let mut command = timerbench(&["counts", "--scale", "small", "--out", out.arg()]);
     command.env("PATH", empty.path());
     let result = run(&mut command);
@@ -250,7 +229,7 @@ fn a_missing_valgrind_says_how_to_install_it() {
 
 #[test]
 fn bad_ops_and_unknown_names_are_refused() {
-    let out = Scratch::new("bad-input");
+    let out = Scratch::new("counts", "bad-input");
     let result = run(&mut timerbench(&[
         "counts",
         "--ops",

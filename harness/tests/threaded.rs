@@ -10,6 +10,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use workloads::{Op, Tape, TimedOp};
 
+mod common;
+use common::Scratch;
+
 /// The rows stressed: an exact heap, a ticked exact wheel, the three
 /// inexact designs' two kinds (a coarse ticked wheel and Linux's), a design
 /// of ours, a `Send` crate adapter and one that is not.
@@ -147,21 +150,8 @@ fn a_window_replays_the_first_ticks_only() {
     assert!(threaded::rows().contains(&"4-ary-heap"));
 }
 
-/// A fresh, empty scratch directory, removed when dropped.
-struct Scratch(std::path::PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn scratch(name: &str) -> Scratch {
-    let dir =
-        std::env::temp_dir().join(format!("timerbench-threaded-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    Scratch(dir)
+    Scratch::new("threaded", name)
 }
 
 fn timerbench(args: &[&str]) -> std::process::Output {
@@ -194,7 +184,7 @@ fn small_run<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 #[test]
 fn run_threaded_writes_the_runs_threaded_csv_and_a_plain_run_removes_it() {
     let dir = scratch("csv");
-    let out = dir.0.to_str().expect("a UTF-8 temporary directory");
+    let out = dir.arg();
     let threaded_flags = [
         "--threaded",
         "--producers",
@@ -215,10 +205,10 @@ fn run_threaded_writes_the_runs_threaded_csv_and_a_plain_run_removes_it() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let path = dir.0.join(schema::THREADED_FILE);
+    let path = dir.join(schema::THREADED_FILE);
     let rows: Vec<schema::ThreadedRow> = schema::read_csv(&path).expect("threaded.csv reads");
     assert_eq!(rows.len(), 2 * 2 * 2, "rows x sharings x producer counts");
-    let metadata = schema::read_metadata(&dir.0.join(schema::METADATA_FILE)).expect("metadata");
+    let metadata = schema::read_metadata(&dir.join(schema::METADATA_FILE)).expect("metadata");
     for row in &rows {
         assert_eq!(Some(&row.run_id), metadata.run_id.as_ref());
         assert_eq!((row.speedup, row.window_ticks.min(300)), (100, 300));
@@ -248,7 +238,7 @@ fn run_threaded_writes_the_runs_threaded_csv_and_a_plain_run_removes_it() {
 #[test]
 fn bad_threaded_flags_are_refused_with_what_is_valid() {
     let dir = scratch("flags");
-    let out = dir.0.to_str().expect("a UTF-8 temporary directory");
+    let out = dir.arg();
     for (flags, fragment) in [
         (&["--threaded", "--sharing", "mutex"][..], "locked"),
         (&["--threaded", "--producers", "0"][..], "0"),
@@ -259,7 +249,7 @@ fn bad_threaded_flags_are_refused_with_what_is_valid() {
         let message = String::from_utf8_lossy(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{flags:?}: {message}");
         assert!(message.contains(fragment), "{flags:?}: {message}");
-        assert!(!dir.0.join(schema::RUNS_FILE).exists());
+        assert!(!dir.join(schema::RUNS_FILE).exists());
     }
 }
 

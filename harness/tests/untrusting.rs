@@ -4,35 +4,20 @@
 //! deadline of its own, so that a hang fails the test instead of stalling
 //! the suite.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::Scratch;
 
 /// How long any command here may take before the test calls it a hang: a
 /// budget of one second plus a debug build's start-up, many times over.
 const HANG_AFTER: Duration = Duration::from_secs(60);
 
-/// A fresh, empty scratch directory for one test, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// A fresh, empty scratch directory for one test.
 fn scratch(name: &str) -> Scratch {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "timerbench-untrusting-{}-{}-{name}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    Scratch(dir)
+    Scratch::new("untrusting", name)
 }
 
 /// Runs timerbench with `args`, killing it and failing the test if it has
@@ -78,11 +63,11 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 fn hang_the_reference_replay_under_the_tick_driver_stops_at_the_budget() {
     let dir = scratch("tick-reference");
     let trace = write(
-        &dir.0,
+        dir.path(),
         "far.csv",
         "at,op,timer,deadline\n0,insert,1,5\n4611686018427387904,advance,,\n",
     );
-    let out_dir = dir.0.join("out");
+    let out_dir = dir.join("out");
     let started = Instant::now();
     let out = timerbench(&[
         "run",
@@ -121,7 +106,7 @@ fn hang_the_reference_replay_under_the_tick_driver_stops_at_the_budget() {
 #[test]
 fn hang_docs_refuses_a_readme_that_is_a_device_or_a_fifo() {
     let dir = scratch("docs-readme");
-    let fifo = dir.0.join("README.fifo");
+    let fifo = dir.join("README.fifo");
     let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
     assert!(made.success());
     for (path, kind) in [
@@ -139,7 +124,7 @@ fn hang_docs_refuses_a_readme_that_is_a_device_or_a_fifo() {
 #[test]
 fn loss_a_second_writer_of_one_directory_is_refused_at_once_naming_the_first() {
     let dir = scratch("two-writers");
-    let out_dir = dir.0.join("out");
+    let out_dir = dir.join("out");
     std::fs::create_dir_all(&out_dir).unwrap();
     // This test holds the lock as a first writer would, with its id.
     let lock_path = out_dir.join(".timerbench-lock");
@@ -187,7 +172,7 @@ fn loss_a_second_writer_of_one_directory_is_refused_at_once_naming_the_first() {
 #[test]
 fn loss_the_next_run_keeps_the_previous_set_of_a_writer_that_died_mid_swap() {
     let dir = scratch("died-mid-swap");
-    let out_dir = dir.0.join("out");
+    let out_dir = dir.join("out");
     // A process id above any kernel's pid_max: a writer that is gone.
     let staging = out_dir.join(".timerbench-run-20261128T000000Z-4294967290");
     let previous = staging.join("previous");
@@ -220,8 +205,12 @@ fn loss_the_next_run_keeps_the_previous_set_of_a_writer_that_died_mid_swap() {
 #[test]
 fn silent_a_trace_with_no_measured_operation_is_refused_before_measuring() {
     let dir = scratch("nothing-measured");
-    let trace = write(&dir.0, "empty.csv", "at,op,timer,deadline\n100,advance,,\n");
-    let out_dir = dir.0.join("out");
+    let trace = write(
+        dir.path(),
+        "empty.csv",
+        "at,op,timer,deadline\n100,advance,,\n",
+    );
+    let out_dir = dir.join("out");
     let out = timerbench(&[
         "run",
         "--trace",

@@ -6,8 +6,11 @@
 //! [`assert_fits`] is the check; a test of another command's output (its
 //! `--help`, `compare`) calls it the same way.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+
+mod common;
+use common::Scratch;
 
 /// The widest line allowed.
 const WIDTH: usize = 120;
@@ -53,29 +56,6 @@ fn fits(args: &[&str]) -> Output {
     out
 }
 
-/// A scratch directory for one test, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("timerbench-width-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("scratch directory");
-        Self(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn text(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 path")
 }
@@ -102,8 +82,8 @@ fn the_list_fits() {
 
 #[test]
 fn a_small_run_fits() {
-    let dir = Scratch::new("run");
-    let out_dir = dir.path("out");
+    let dir = Scratch::new("width", "run");
+    let out_dir = dir.join("out");
     let out = fits(&[
         "run",
         "--scale",
@@ -127,8 +107,8 @@ fn a_small_run_fits() {
 
 #[test]
 fn errors_that_list_the_valid_names_fit() {
-    let dir = Scratch::new("errors");
-    let out_dir = dir.path("out");
+    let dir = Scratch::new("width", "errors");
+    let out_dir = dir.join("out");
     let out_dir = text(&out_dir);
     for args in [
         vec!["run", "--algorithms", "binary-heep", "--out", out_dir],
@@ -143,7 +123,7 @@ fn errors_that_list_the_valid_names_fit() {
 
 #[test]
 fn spec_errors_fit() {
-    let dir = Scratch::new("spec");
+    let dir = Scratch::new("width", "spec");
     let head =
         "name = \"mine\"\ndescription = \"A test workload\"\nduration = 1_000\npending = 100\n";
     let delay = "delay = { kind = \"uniform\", min = 10, max = 500 }\n";
@@ -156,9 +136,9 @@ fn spec_errors_fit() {
         format!("{head}{delay}granularity = 0\n"),
     ];
     for (index, spec) in cases.iter().enumerate() {
-        let path = dir.path(&format!("spec{index}.toml"));
+        let path = dir.join(format!("spec{index}.toml"));
         std::fs::write(&path, spec).expect("write spec");
-        let out_dir = dir.path("out");
+        let out_dir = dir.join("out");
         let out = fits(&["run", "--spec", text(&path), "--out", text(&out_dir)]);
         assert_eq!(out.status.code(), Some(2), "{spec}");
     }
