@@ -427,7 +427,11 @@ fn threaded_section(model: &Model) -> Option<Section> {
          on the wall clock, while the thread's wake-up delay is not sped up. A wakeup is an \
          advance of the queue; an empty one fired nothing. An operation's latency is the \
          producer's call alone (lock wait, hand-off, the structure's work). Every run was \
-         tallied: no timer lost, fired twice, fired after its cancel won, or early. This machine \
+         tallied: no timer lost, fired twice, fired after its cancel won, or early. The tails \
+         (p99, max) of lateness and of operation latency are mostly the operating system's \
+         scheduling of a few threads on few cores, and move several-fold between repetitions of \
+         one cell: read the medians, and compare tails only over many repetitions \
+         (`--threaded-repeat`). This machine \
          has two cores, so one and two producers are what it can measure; scaling beyond two \
          cores needs a larger machine."
     ))];
