@@ -435,15 +435,9 @@ const THREADED_SHARING: &str = "locked";
 /// the timer thread's and not contention's.
 const THREADED_PRODUCERS: u32 = 1;
 
-/// The median of `values`; `None` when empty.
-fn median(mut values: Vec<f64>) -> Option<f64> {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(values[n / 2]),
-        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
-    }
+/// The median of `values`; `None` when empty or not finite.
+fn median(values: &[f64]) -> Option<f64> {
+    crate::stats::summarise(values).map(|s| s.median)
 }
 
 /// One row of the threaded finding: medians over a cell's repetitions.
@@ -483,13 +477,18 @@ fn threaded_finding(rows: &[ThreadedRow]) -> Option<String> {
             let empty: u64 = reps.iter().map(|r| r.empty_wakeups).sum();
             Some(Waking {
                 algorithm,
-                per_second: median(reps.iter().map(|r| r.wakeups_per_s).collect())?,
+                per_second: median(&reps.iter().map(|r| r.wakeups_per_s).collect::<Vec<_>>())?,
                 empty_share: if wakeups == 0 {
                     0.0
                 } else {
                     empty as f64 / wakeups as f64
                 },
-                late_ms: median(reps.iter().map(|r| r.late_p50_ns as f64).collect())? / 1e6,
+                late_ms: median(
+                    &reps
+                        .iter()
+                        .map(|r| r.late_p50_ns as f64)
+                        .collect::<Vec<_>>(),
+                )? / 1e6,
             })
         })
         .collect();

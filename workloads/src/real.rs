@@ -91,10 +91,8 @@ impl RealTrace {
             timers: KernelTimers::TimerList,
             ..FtraceOptions::default()
         };
-        let stem = self.name;
-        let mut import = parse_ftrace(reader, stem, Path::new(self.file), &options)?;
-        import.tape.name = self.name.to_owned();
-        Ok(import)
+        // The import names a timer_list tape by the stem it is given.
+        parse_ftrace(reader, self.name, Path::new(self.file), &options)
     }
 }
 
