@@ -51,10 +51,11 @@ use crate::stats;
 /// beyond this fraction either side of 1 (in the logarithm).
 pub const NOISE_BAND: f64 = 0.02;
 
-/// The fewest pairs that give a verdict: the smallest count whose
-/// distribution-free interval of the median covers at least
-/// [`stats::CONFIDENCE`] (a test holds it against the binomial).
-pub const MIN_PAIRS: usize = 6;
+/// The fewest pairs that give a verdict: the one minimum of the suite,
+/// [`schema::MIN_REPETITIONS`], the smallest count whose distribution-free
+/// interval of the median covers at least [`stats::CONFIDENCE`] (a test
+/// holds it against the binomial).
+pub const MIN_PAIRS: usize = schema::MIN_REPETITIONS;
 
 /// What the judge says of one subject against one reference.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
