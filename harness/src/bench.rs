@@ -524,7 +524,9 @@ pub trait Contender {
 pub const HEAVY_WORK_PER_OP: f64 = 100.0;
 /// Repetitions of a heavy contender (when fewer are asked, those). The rule
 /// uses the deterministic counters, not a time, so the plan is the same on
-/// every run; the heavy cell's interval states its lower coverage (`ci_level`).
+/// every run. Below [`schema::MIN_REPETITIONS`], a heavy cell's figure is its
+/// median alone: no interval, and it ties with nothing (it is never near the
+/// best, which is why it is heavy).
 pub const HEAVY_REPEAT: u32 = 3;
 
 /// Steps of work per measured operation, from an algorithm's counters.

@@ -129,6 +129,7 @@ impl<'a> Run<'a> {
             let mut sorted = cell.ns.clone();
             sorted.sort_by(f64::total_cmp);
             let median = sorted[sorted.len() / 2];
+            let judged = sorted.len() >= schema::MIN_REPETITIONS;
             throughput.push(ThroughputRow {
                 schema_version: SCHEMA_VERSION,
                 algorithm: algorithm.clone(),
@@ -138,8 +139,9 @@ impl<'a> Run<'a> {
                 count: ops,
                 repetitions: cell.ns.len() as u64,
                 median_ns: Some(median),
-                ci_low_ns: sorted.first().copied(),
-                ci_high_ns: sorted.last().copied(),
+                // A run writes an interval only from enough repetitions.
+                ci_low_ns: sorted.first().copied().filter(|_| judged),
+                ci_high_ns: sorted.last().copied().filter(|_| judged),
                 run_id: run_id.clone(),
                 ..ThroughputRow::default()
             });

@@ -151,7 +151,7 @@ impl Run {
             .collect();
         let intervals = headline
             .iter()
-            .filter_map(|row| Some((key(row), (row.ci_low_ns?, row.ci_high_ns?))))
+            .filter_map(|row| Some((key(row), row.interval()?)))
             .collect();
         let runs = files.runs()?.to_vec();
         let threaded_path = dir.join(THREADED_FILE);

@@ -50,13 +50,14 @@ impl Default for Statistics {
     fn default() -> Self {
         Self {
             median_ci: "distribution-free: order statistics x(k)..x(n+1-k) of the repetitions, \
-                        k the largest with binomial(n, 1/2) coverage >= 95% (min..max below 6 \
-                        repetitions, at the coverage ci_level states)",
+                        k the largest with binomial(n, 1/2) coverage >= 95%; none below 6 \
+                        repetitions (schema::MIN_REPETITIONS): the median alone, no tie",
             ratio_ci: "95% percentile bootstrap of median(a)/median(best), both resampled \
                        with replacement, seeded",
             bootstrap_resamples: crate::stats::BOOTSTRAP_RESAMPLES,
             tie_rule: "a cell ties with the best when their median intervals overlap; a \
-                       workload has a winner only when no other cell ties with the best",
+                       workload has a winner only when no other cell ties with the best; a cell \
+                       of fewer than 6 repetitions ties with nothing",
             consistency_tolerance: crate::output::CONSISTENCY_TOLERANCE,
         }
     }

@@ -210,7 +210,7 @@ impl Rows {
                     Some(Comparison {
                         ratio: summary.median / best_summary.median,
                         interval: stats::ratio_interval(values, best_values, ratio_seed),
-                        tied: summary.overlaps(best_summary),
+                        tied: summary.ties_with(best_summary),
                     })
                 }
                 _ => None,
@@ -258,7 +258,7 @@ impl Rows {
                 ratio: contracted.1.median / native.1.median,
                 ratio_ci_low: interval.map(|i| i.0),
                 ratio_ci_high: interval.map(|i| i.1),
-                tied: contracted.1.overlaps(&native.1),
+                tied: contracted.1.ties_with(&native.1),
                 run_id: self.run_id.clone(),
             });
         }
@@ -358,9 +358,11 @@ impl Rows {
                     count,
                     repetitions: values.len() as u64,
                     median_ns: summary.map(|s| s.median),
-                    ci_low_ns: summary.map(|s| s.ci_low),
-                    ci_high_ns: summary.map(|s| s.ci_high),
-                    ci_level: summary.map(|s| s.ci_level),
+                    // Below the minimum of repetitions the figure stands
+                    // alone: no interval, no coverage.
+                    ci_low_ns: summary.and_then(|s| s.interval()).map(|i| i.0),
+                    ci_high_ns: summary.and_then(|s| s.interval()).map(|i| i.1),
+                    ci_level: summary.filter(Summary::judged).map(|s| s.ci_level),
                     min_ns: summary.map(|s| s.min),
                     max_ns: summary.map(|s| s.max),
                     clock_reads_per_op,
@@ -384,7 +386,7 @@ impl Rows {
             all.ratio_to_best = Some(comparison.ratio);
             all.ratio_ci_low = comparison.interval.map(|i| i.0);
             all.ratio_ci_high = comparison.interval.map(|i| i.1);
-            all.tied_with_best = Some(comparison.tied);
+            all.tied_with_best = comparison.tied;
         }
         self.throughput.push(all);
 
@@ -526,12 +528,15 @@ impl Rows {
                 Some(Headline {
                     algorithm: row.algorithm.clone(),
                     workload: row.workload.clone(),
+                    // A cell below the minimum of repetitions has no
+                    // interval; its summary's is the median alone, which
+                    // `Summary::interval` does not give out.
                     summary: Summary {
                         n: row.repetitions as usize,
                         median: row.median_ns?,
-                        ci_low: row.ci_low_ns?,
-                        ci_high: row.ci_high_ns?,
-                        ci_level: row.ci_level?,
+                        ci_low: row.ci_low_ns.or(row.median_ns)?,
+                        ci_high: row.ci_high_ns.or(row.median_ns)?,
+                        ci_level: row.ci_level.unwrap_or(0.0),
                         min: row.min_ns?,
                         max: row.max_ns?,
                     },
@@ -564,7 +569,8 @@ impl Rows {
 struct Comparison {
     ratio: f64,
     interval: Option<(f64, f64)>,
-    tied: bool,
+    /// `None` when either side has too few repetitions to tell.
+    tied: Option<bool>,
 }
 
 /// (nanoseconds, operations) of one kind in a batched pass.

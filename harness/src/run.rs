@@ -29,16 +29,17 @@ use crate::select::{self, Choice, WorkloadSource};
 use crate::wrap::{TERMINAL_WIDTH, wrap_words};
 use crate::{clock, stats, summary, sweeps, theory, threaded};
 
-/// Default repetitions: the fewest for which the distribution-free interval
-/// of a median (min to max) covers at least 95% (1 - 2/64 = 96.9%).
-pub const DEFAULT_REPEAT: u32 = 6;
+/// Default repetitions: the suite's one minimum ([`schema::MIN_REPETITIONS`]),
+/// the fewest for which the distribution-free interval of a median (min to
+/// max) covers at least 95% (1 - 2/64 = 96.9%).
+pub const DEFAULT_REPEAT: u32 = schema::MIN_REPETITIONS as u32;
 
 /// Default batched passes of a cell: three, spread over its six blocks
 /// (`plan::has_batched`). The per-kind split they give is a secondary
 /// figure (the headline, every rank, tie and verdict use the whole passes),
 /// and a batched pass costs as much as a whole one or more, so halving them
-/// takes about a fifth off a run; their medians' intervals are min..max, at
-/// the 75% coverage `throughput.csv`'s `ci_level` states.
+/// takes about a fifth off a run. Three are below the minimum of
+/// repetitions, so the split's medians stand without an interval.
 pub const DEFAULT_BATCHED_REPEAT: u32 = 3;
 
 /// Where a run writes when not told (`--out`): a new directory per run under

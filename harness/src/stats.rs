@@ -9,8 +9,10 @@
 //!   times (Hollander, Wolfe & Chicken, *Nonparametric Statistical Methods*,
 //!   3rd ed., section 3.6; Le Boudec, *Performance Evaluation of Computer and
 //!   Communication Systems*, 2010, Theorem 2.1). We take the largest `k` whose
-//!   coverage is at least [`CONFIDENCE`]; below 6 repetitions none is, and the
-//!   interval is the min and max at the coverage it has, which is reported.
+//!   coverage is at least [`CONFIDENCE`]. Below [`schema::MIN_REPETITIONS`]
+//!   (six) none is, and a cell gets no interval at all ([`Summary::interval`]):
+//!   the min and max of three values cover 75%, and printed in the place of an
+//!   interval they would read as one.
 //!   `statrs` provides the binomial tail.
 //! * **Interval of a ratio**: a percentile bootstrap (Efron & Tibshirani, *An
 //!   Introduction to the Bootstrap*, 1993, ch. 13), in the spirit of Kalibera &
@@ -23,7 +25,10 @@
 //!   bootstrap of a ratio of medians; it is a dozen lines here, tested below.
 //! * **Ties**: two cells tie when their median intervals overlap. That is
 //!   conservative (two overlapping 95% intervals can still differ
-//!   significantly), which is the side to err on before naming a winner.
+//!   significantly), which is the side to err on before naming a winner. A
+//!   cell without an interval ties with nothing and is told from nothing
+//!   ([`Summary::ties_with`] is `None`): too few repetitions give no verdict
+//!   either way.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -57,6 +62,24 @@ impl Summary {
     /// Whether this interval and `other`'s share a point.
     pub fn overlaps(&self, other: &Summary) -> bool {
         self.ci_low <= other.ci_high && other.ci_low <= self.ci_high
+    }
+
+    /// Whether the values are enough for an interval: at least
+    /// [`schema::MIN_REPETITIONS`], the one minimum of the suite.
+    pub fn judged(&self) -> bool {
+        self.n >= schema::MIN_REPETITIONS
+    }
+
+    /// The interval of the median, or `None` below the minimum of
+    /// repetitions.
+    pub fn interval(&self) -> Option<(f64, f64)> {
+        self.judged().then_some((self.ci_low, self.ci_high))
+    }
+
+    /// Whether this cell and `other` tie (their intervals overlap), or `None`
+    /// when either has too few repetitions to say.
+    pub fn ties_with(&self, other: &Summary) -> Option<bool> {
+        (self.judged() && other.judged()).then(|| self.overlaps(other))
     }
 }
 
@@ -114,9 +137,10 @@ pub fn order_statistic_rank(n: usize) -> (usize, f64) {
 
 /// A percentile-bootstrap [`CONFIDENCE`] interval of `median(a) / median(b)`
 /// from [`BOOTSTRAP_RESAMPLES`] resamples drawn with `seed`. `None` when either
-/// side is empty or a median is not positive.
+/// side has fewer than [`schema::MIN_REPETITIONS`] values or a median is not
+/// positive.
 pub fn ratio_interval(a: &[f64], b: &[f64], seed: u64) -> Option<(f64, f64)> {
-    if a.is_empty() || b.is_empty() {
+    if a.len() < schema::MIN_REPETITIONS || b.len() < schema::MIN_REPETITIONS {
         return None;
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -218,7 +242,24 @@ mod tests {
         let own = ratio_interval(&b, &b, 7).expect("interval");
         assert!(own.0 <= 1.0 && 1.0 <= own.1);
         assert!(ratio_interval(&a, &[], 7).is_none());
-        assert!(ratio_interval(&a, &[0.0], 7).is_none());
+        assert!(ratio_interval(&a, &[0.0; 6], 7).is_none());
+        // Below the minimum of repetitions, no interval.
+        assert!(ratio_interval(&a, &b[..5], 7).is_none());
+    }
+
+    #[test]
+    fn below_the_minimum_a_summary_has_no_interval_and_no_tie() {
+        let five = summarise(&[1.0, 2.0, 3.0, 4.0, 5.0]).expect("values");
+        let six = summarise(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).expect("values");
+        assert!(!five.judged() && six.judged());
+        assert_eq!(five.interval(), None);
+        assert_eq!(six.interval(), Some((1.0, 6.0)));
+        assert_eq!(five.ties_with(&six), None);
+        assert_eq!(six.ties_with(&five), None);
+        assert_eq!(six.ties_with(&six), Some(true));
+        // The minimum is the smallest count whose min..max reaches 95%.
+        assert!(order_statistic_rank(schema::MIN_REPETITIONS).1 >= CONFIDENCE);
+        assert!(order_statistic_rank(schema::MIN_REPETITIONS - 1).1 < CONFIDENCE);
     }
 
     #[test]

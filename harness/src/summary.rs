@@ -214,6 +214,16 @@ pub fn write_summary(out: &mut String, rows: &Rows, selection: &Selection, repea
          Per workload: the fastest; how many tie with it (median intervals overlap); the best crate (driven through\n\
          its own API) and the best baseline, as their median over the fastest's. Every cell: throughput.csv, the report.\n"
     );
+    let few = headlines.iter().filter(|h| !h.summary.judged()).count();
+    if few > 0 {
+        let _ = writeln!(
+            out,
+            "{few} of {} cells had fewer than {} whole passes: their medians stand without an interval,\n\
+             and they tie with nothing and are told from nothing (too few passes give no verdict).\n",
+            headlines.len(),
+            schema::MIN_REPETITIONS
+        );
+    }
     let mut lines = Vec::new();
     for source in &selection.workloads {
         let workload = source.name();
@@ -367,7 +377,7 @@ pub fn write_contract_cost(out: &mut String, rows: &Rows) {
             cost.native,
             cost.native_ns,
             cost.ratio,
-            if cost.tied { " =" } else { "" }
+            if cost.tied == Some(true) { " =" } else { "" }
         );
     }
 }

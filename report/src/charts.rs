@@ -969,7 +969,7 @@ pub fn scaling_chart(model: &Model, operation: &str) -> Result<Option<Chart>> {
         Some((
             median,
             PointExtra {
-                interval: row.ci_low_ns.zip(row.ci_high_ns),
+                interval: row.interval(),
                 flagged: row.consistent == Some(false),
             },
         ))
@@ -1003,7 +1003,7 @@ pub fn scaling_family_chart(model: &Model) -> Result<Option<Chart>> {
         |a, w| {
             let row = model.throughput_row(a, w, SUMMARY_OPERATION)?;
             let extra = PointExtra {
-                interval: row.ci_low_ns.zip(row.ci_high_ns),
+                interval: row.interval(),
                 flagged: false,
             };
             Some((row.median_ns?, extra))
@@ -2297,7 +2297,11 @@ mod tests {
 
     #[test]
     fn heatmap_marks_every_cell_tied_with_the_best() {
-        let model = crate::fixture_model();
+        // The fixture's three repetitions give no tie to mark.
+        let unjudged = crate::fixture_model();
+        let (texts, _) = parse(&heatmap_chart(&unjudged).unwrap());
+        assert!(!texts.iter().any(|t| t.starts_with(TIE_MARK)));
+        let model = crate::judged_fixture_model();
         let tied = summary::columns(&model)
             .iter()
             .flat_map(|(cells, best)| {

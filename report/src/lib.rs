@@ -149,6 +149,31 @@ pub(crate) fn fixture_model() -> model::Model {
     model::Model::new(fixture_results!("fixture"))
 }
 
+/// A fixture's model with every throughput row read as if it stood on
+/// [`schema::MIN_REPETITIONS`] repetitions. The fixtures are runs of three
+/// repetitions, whose min..max intervals and ties the report does not show
+/// (too few to judge); the tests of how intervals and ties are drawn need
+/// some, so they take the files' figures at their word.
+#[cfg(test)]
+pub(crate) fn judged(mut results: input::Results) -> model::Model {
+    for row in &mut results.throughput {
+        row.repetitions = row.repetitions.max(schema::MIN_REPETITIONS as u64);
+    }
+    model::Model::new(results)
+}
+
+/// [`fixture_model`] through [`judged`].
+#[cfg(test)]
+pub(crate) fn judged_fixture_model() -> model::Model {
+    judged(fixture_results!("fixture"))
+}
+
+/// [`fixture_sweep_model`] through [`judged`].
+#[cfg(test)]
+pub(crate) fn judged_fixture_sweep_model() -> model::Model {
+    judged(fixture_results!("fixture-sweep"))
+}
+
 /// The fixture with parameter sweeps (`report/tests/fixture-sweep/`: variant
 /// rows, and `netty-wheel` as a design that is also a sweep point) as a
 /// model, for the unit tests.

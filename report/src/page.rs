@@ -9,6 +9,7 @@ use crate::charts::{COUNTERS, Chart, SCALING_OPERATIONS};
 use crate::markdown;
 use crate::model::{Model, hex};
 use crate::parameters;
+use crate::summary;
 use crate::tables::{self, Table, escape_html};
 
 /// The command that regenerates the report, quoted in both documents.
@@ -158,6 +159,7 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
         Section {
             title: "Summary: ns per operation, algorithm x workload".to_owned(),
             parts: std::iter::once(Part::Text(READ_SUMMARY.to_owned()))
+                .chain(summary::unjudged_note(model).map(Part::Text))
                 .chain(chart("summary-heatmap.svg").map(Part::Chart))
                 .chain([Part::Table(tables::summary_table(model, false))])
                 .collect(),

@@ -147,13 +147,63 @@ pub fn cell(model: &Model, algorithm: &str, workload: &str) -> Cell {
     let Some(ns) = row.median_ns else {
         return Cell::Missing;
     };
+    // Below the minimum of repetitions a cell is its median alone: no
+    // interval, no tie (the schema's accessors say so whatever the file
+    // claims).
+    let (ci_low, ci_high) = row.interval().unwrap_or((ns, ns));
     Cell::Measured(Figure {
         ns,
-        ci_low: row.ci_low_ns.unwrap_or(ns),
-        ci_high: row.ci_high_ns.unwrap_or(ns),
-        tied: row.tied_with_best.unwrap_or(false),
-        ratio_ci: row.ratio_ci_low.zip(row.ratio_ci_high),
+        ci_low,
+        ci_high,
+        tied: row.tie().unwrap_or(false),
+        ratio_ci: row.ratio_interval(),
     })
+}
+
+/// What the summary tables say of the cells below the minimum of
+/// repetitions, which show a median alone: how many, which, and why. `None`
+/// when every measured cell has enough.
+pub fn unjudged_note(model: &Model) -> Option<String> {
+    let mut few: Vec<String> = Vec::new();
+    let mut measured = 0;
+    for workload in &model.workloads {
+        for algorithm in &model.algorithms {
+            let Some(row) = model.throughput_row(&algorithm.name, workload, SUMMARY_OPERATION)
+            else {
+                continue;
+            };
+            if row.median_ns.is_none() {
+                continue;
+            }
+            measured += 1;
+            if !row.judged() {
+                few.push(format!("{} on {workload}", algorithm.name));
+            }
+        }
+    }
+    if few.is_empty() {
+        return None;
+    }
+    const NAMED: usize = 12;
+    let named = few
+        .iter()
+        .take(NAMED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = few.len().saturating_sub(NAMED);
+    Some(format!(
+        "{} of {measured} cells had fewer than {} repetitions (a heavy cell, hundreds of times \
+         slower than the best, runs 3): each shows its median alone, with no interval, and is \
+         marked neither tied nor apart, since so few passes give no verdict either way: {named}{}.",
+        few.len(),
+        schema::MIN_REPETITIONS,
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    ))
 }
 
 /// How far above 1 the best design's `ratio_to_best` may be before the
@@ -401,10 +451,41 @@ mod tests {
     }
 
     #[test]
+    fn below_the_minimum_of_repetitions_a_cell_has_no_interval_and_no_tie() {
+        // The fixture is a run of three repetitions.
+        let model = crate::fixture_model();
+        let figures: Vec<Figure> = model
+            .workloads
+            .iter()
+            .flat_map(|w| cells(&model, w))
+            .filter_map(|c| c.figure().cloned())
+            .collect();
+        assert!(!figures.is_empty());
+        assert!(
+            figures
+                .iter()
+                .all(|f| f.ci_low == f.ns && f.ci_high == f.ns)
+        );
+        assert!(figures.iter().all(|f| !f.tied && f.ratio_ci.is_none()));
+        let v = workload_verdict(&model, "timeouts").expect("measured");
+        assert!(v.tied.is_empty());
+        let note = unjudged_note(&model).expect("a note");
+        assert!(
+            note.starts_with(&format!(
+                "{} of {} cells had fewer than 6",
+                figures.len(),
+                figures.len()
+            )),
+            "{note}"
+        );
+        assert!(unjudged_note(&crate::judged_fixture_model()).is_none());
+    }
+
+    #[test]
     fn a_variant_faster_than_every_design_changes_no_verdict() {
         // On `timeouts` the fixture's variant `rounds-wheel@tick=10` is the
         // harness's best, so its flags say nothing ties with binary-heap.
-        let model = crate::fixture_sweep_model();
+        let model = crate::judged_fixture_sweep_model();
         let v = workload_verdict(&model, "timeouts").expect("measured");
         assert_eq!(v.best.name, "binary-heap");
         let tied: Vec<&str> = v.tied.iter().map(|s| s.name.as_str()).collect();

@@ -526,7 +526,7 @@ pub fn contract_cost_table(model: &Model) -> Option<Table> {
                                 .map_or_else(String::new, |(lo, hi)| {
                                     format!(" [{lo:.2}, {hi:.2}]")
                                 });
-                            let tie = if c.tied { " ≈" } else { "" };
+                            let tie = if c.tied == Some(true) { " ≈" } else { "" };
                             TableCell::plain(format!(
                                 "{:.2}x{interval}{tie} ({:.1} / {:.1} ns)",
                                 c.ratio, c.contract_ns, c.native_ns
@@ -1181,7 +1181,7 @@ mod tests {
                 ratio: 1.25,
                 ratio_ci_low: Some(1.2),
                 ratio_ci_high: Some(1.3),
-                tied: false,
+                tied: Some(false),
                 ..Default::default()
             });
         let table = contract_cost_table(&model).expect("a pair");

@@ -39,7 +39,9 @@ pub struct ContractCostRow {
     /// Its upper end.
     pub ratio_ci_high: Option<f64>,
     /// Whether the two medians' intervals overlap: no measurable cost.
-    pub tied: bool,
+    /// Empty when either row has fewer than [`crate::MIN_REPETITIONS`]
+    /// repetitions, which can tell neither way.
+    pub tied: Option<bool>,
     /// The run that wrote the row (empty in files made before run ids).
     #[serde(default)]
     pub run_id: String,

@@ -6,6 +6,11 @@
 //! batches of one kind; `batch_over_whole` says how far their total strays
 //! from the whole pass's, and `consistent` whether that is within the
 //! harness's tolerance.
+//!
+//! Below [`crate::MIN_REPETITIONS`] a row has a median and no interval, no
+//! ratio interval and no tie; the accessors ([`ThroughputRow::interval`],
+//! [`ThroughputRow::tie`]) hold a file that claims one from fewer to that
+//! rule, so a reader never shows a verdict the repetitions cannot carry.
 
 use serde::{Deserialize, Serialize};
 
@@ -69,6 +74,36 @@ pub struct ThroughputRow {
     /// The run that wrote the row (empty in files made before run ids).
     #[serde(default)]
     pub run_id: String,
+}
+
+impl ThroughputRow {
+    /// Whether the row's repetitions are enough for an interval, a tie or a
+    /// verdict: at least [`crate::MIN_REPETITIONS`]. A run writes none below
+    /// that; a reader asks this rather than trusting the file.
+    pub fn judged(&self) -> bool {
+        self.repetitions >= crate::MIN_REPETITIONS as u64
+    }
+
+    /// The interval of the median, when there is one and enough repetitions
+    /// stand behind it.
+    pub fn interval(&self) -> Option<(f64, f64)> {
+        self.ci_low_ns
+            .zip(self.ci_high_ns)
+            .filter(|_| self.judged())
+    }
+
+    /// The interval of `ratio_to_best`, on the same terms as
+    /// [`ThroughputRow::interval`].
+    pub fn ratio_interval(&self) -> Option<(f64, f64)> {
+        self.ratio_ci_low
+            .zip(self.ratio_ci_high)
+            .filter(|_| self.judged())
+    }
+
+    /// Whether the cell ties with its workload's best, on the same terms.
+    pub fn tie(&self) -> Option<bool> {
+        self.tied_with_best.filter(|_| self.judged())
+    }
 }
 
 impl CheckRow for ThroughputRow {
