@@ -104,6 +104,7 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
         select::check_tick_driver(&selection, config.max_ticks).map_err(Failure::Input)?;
     }
     select::check_memory(&selection, config.max_memory_gib).map_err(Failure::Input)?;
+    select::check_measured(&selection, config.choice.seed).map_err(Failure::Input)?;
     let cells = (selection.algorithms.len() * selection.workloads.len()) as u64;
     let repeat = u64::from(config.repeat);
     let targets = [&schema::RUN_FILES[..], &schema::RUN_STALE_FILES[..]].concat();
@@ -172,13 +173,12 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
         progress.set_message(format!("[{place}] {}: generating", source.name()));
         let (tape, scale_name) = source.tape(config.choice.seed);
         let workload = tape.name.clone();
-        let measured = tape.ops.len() - tape.prefill.min(tape.ops.len());
-        if measured < MIN_MEASURED_OPS {
-            return Err(Failure::Input(anyhow::anyhow!(
-                "workload {workload}: its measured phase holds {measured} operations (inserts, \
-                 cancels and reschedules after the prefill), fewer than the {MIN_MEASURED_OPS} \
-                 a run times: there is nothing to measure, and a time per operation of nothing \
-                 would still rank the algorithms; give it operations to measure"
+        // `select::check_measured` counted this before anything was
+        // measured, but took a large spec's size on trust: a last check.
+        let measured = select::measured_ops(&tape);
+        if measured < select::MIN_MEASURED_OPS {
+            return Err(Failure::Input(select::too_few_measured(
+                &workload, measured,
             )));
         }
         progress.set_message(format!("[{place}] {workload}: reference model"));
@@ -352,10 +352,6 @@ fn run_threaded(
     threaded::pass::measure(&plan, settings, choice.seed, run_id)
         .map_err(|violation| Failure::Run(anyhow::anyhow!(violation)))
 }
-
-/// The fewest operations a workload's measured phase must hold to be timed:
-/// with none, every figure is empty, yet ratios and ties would be written.
-const MIN_MEASURED_OPS: usize = 1;
 
 /// The error of a workload whose reference model's replay ran past the
 /// budget: nothing can be checked against a reference that was not made, so

@@ -287,6 +287,62 @@ pub fn check_tick_driver(selection: &Selection, max_ticks: u64) -> Result<()> {
     Ok(())
 }
 
+/// The fewest operations a workload's measured phase (its inserts, cancels
+/// and reschedules after the prefill) must hold to be timed. A whole pass
+/// reads the clock twice, which costs about 27 ns together on this
+/// project's VMs (`clock_floor_ns`); over 1,000 operations that is 0.03 ns
+/// a operation, under 1% of the fastest cell the suite has measured (about
+/// 6 ns). Fewer, and the clock's share becomes the figure, yet it would
+/// still be ranked.
+pub const MIN_MEASURED_OPS: usize = 1_000;
+
+/// A spec expected to hold more operations than this is taken to measure
+/// enough without generating it twice: only a prefill of nearly all of it
+/// could leave fewer than [`MIN_MEASURED_OPS`], which the run checks again
+/// on the tape it generates.
+const GENERATE_TO_CHECK_BELOW_OPS: f64 = 1e6;
+
+/// The operations of `tape`'s measured phase.
+pub fn measured_ops(tape: &Tape) -> usize {
+    tape.ops.len() - tape.prefill.min(tape.ops.len())
+}
+
+/// The error of a workload whose measured phase holds `measured`
+/// operations, fewer than [`MIN_MEASURED_OPS`].
+pub fn too_few_measured(workload: &str, measured: usize) -> anyhow::Error {
+    anyhow::anyhow!(
+        "workload {workload}: its measured phase holds {measured} operations (inserts, cancels \
+         and reschedules after the prefill), fewer than the {MIN_MEASURED_OPS} a run times: a \
+         whole pass's two clock reads would be a large part of its time per operation, which \
+         would still be ranked; give it at least {MIN_MEASURED_OPS} operations to measure (a \
+         longer trace, or a longer `duration` or higher rate in the spec)"
+    )
+}
+
+/// Refuses, before anything is measured, a workload whose measured phase
+/// holds fewer than [`MIN_MEASURED_OPS`] operations: a trace's count is
+/// exact, and a small spec is generated once with `seed` to count it.
+pub fn check_measured(selection: &Selection, seed: u64) -> Result<()> {
+    for source in &selection.workloads {
+        let measured = match source {
+            WorkloadSource::Trace { tape } => measured_ops(tape),
+            WorkloadSource::Spec { spec, .. } => {
+                if spec
+                    .expected_ops()
+                    .is_ok_and(|ops| ops > GENERATE_TO_CHECK_BELOW_OPS)
+                {
+                    continue;
+                }
+                measured_ops(&spec.generate(seed))
+            }
+        };
+        if measured < MIN_MEASURED_OPS {
+            return Err(too_few_measured(source.name(), measured));
+        }
+    }
+    Ok(())
+}
+
 /// Refuses a workload whose estimated memory is above `max_gib`, saying how
 /// the estimate is made; warns of one above what the machine has available.
 pub fn check_memory(selection: &Selection, max_gib: u64) -> Result<()> {

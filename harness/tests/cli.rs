@@ -227,7 +227,9 @@ fn a_far_end_skips_the_ticked_wheels_and_is_refused_by_the_tick_driver() {
     let trace = write_input(
         &dir,
         "far.csv",
-        &format!("at,op,timer,deadline\n0,insert,1,{far}\n{far},advance,,\n"),
+        &common::padded_trace(&format!(
+            "at,op,timer,deadline\n0,insert,1,{far}\n{far},advance,,\n"
+        )),
     );
     let out = timerbench(&[
         "run",
@@ -645,7 +647,9 @@ fn tick_driver_and_trace_replay_work() {
         "mini.csv",
         // It ends past every declared lateness (`zookeeper-expiry` fires the
         // timer due at 50 at 2,000), so that every row fires both timers.
-        "at,op,timer,deadline\n0,insert,1,100\n0,insert,2,50\n10,cancel,1,\n20,insert,3,20\n5000,advance,,\n",
+        &common::padded_trace(
+            "at,op,timer,deadline\n0,insert,1,100\n0,insert,2,50\n10,cancel,1,\n20,insert,3,20\n5000,advance,,\n",
+        ),
     );
     let out_dir = dir.join("out");
     let out = timerbench(&[
@@ -1000,8 +1004,34 @@ fn a_run_without_out_leaves_results_untouched() {
 #[test]
 fn a_raw_kernel_trace_is_imported_and_replayed() {
     let dir = scratch("ftrace");
+    // The hand-checked excerpt is too short to time: refused before
+    // anything is measured, with the count and the minimum.
     let excerpt = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../workloads/tests/data/ftrace-excerpt.txt")
+        .to_string_lossy()
+        .into_owned();
+    let short_out = dir.join("short");
+    let out = timerbench(&[
+        "run",
+        "--ftrace",
+        &excerpt,
+        "--algorithms",
+        "binary-heap",
+        "--out",
+        short_out.to_str().unwrap(),
+    ]);
+    assert_input_error(
+        &out,
+        &[
+            "ftrace-excerpt",
+            "measured phase holds",
+            "fewer than the 1000",
+        ],
+    );
+    assert!(!short_out.exists());
+    // A whole committed capture (gzip) is replayed under both timer kinds.
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../workloads/traces/redis-benchmark.txt.gz")
         .to_string_lossy()
         .into_owned();
     for timers in ["timer-list", "hrtimer"] {
@@ -1009,7 +1039,7 @@ fn a_raw_kernel_trace_is_imported_and_replayed() {
         let out = timerbench(&[
             "run",
             "--ftrace",
-            &excerpt,
+            &capture,
             "--ftrace-timers",
             timers,
             "--algorithms",
@@ -1020,9 +1050,9 @@ fn a_raw_kernel_trace_is_imported_and_replayed() {
             out_dir.to_str().unwrap(),
         ]);
         assert!(out.status.success(), "{}", stderr(&out));
-        assert!(stderr(&out).contains("ftrace-excerpt"), "{}", stderr(&out));
+        assert!(stderr(&out).contains("redis-benchmark"), "{}", stderr(&out));
         let runs = std::fs::read_to_string(out_dir.join("runs.csv")).unwrap();
-        assert!(runs.contains(",sweep-wheel,ftrace-excerpt"), "{runs}");
+        assert!(runs.contains(",sweep-wheel,redis-benchmark"), "{runs}");
         assert!(runs.contains(",trace,"), "{runs}");
     }
     let bad = write_input(

@@ -65,7 +65,9 @@ fn hang_the_reference_replay_under_the_tick_driver_stops_at_the_budget() {
     let trace = write(
         dir.path(),
         "far.csv",
-        "at,op,timer,deadline\n0,insert,1,5\n4611686018427387904,advance,,\n",
+        &common::padded_trace(
+            "at,op,timer,deadline\n0,insert,1,5\n4611686018427387904,advance,,\n",
+        ),
     );
     let out_dir = dir.join("out");
     let started = Instant::now();

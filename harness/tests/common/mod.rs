@@ -47,3 +47,31 @@ impl Drop for Scratch {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// The fewest operations a run measures (`select::MIN_MEASURED_OPS`),
+/// spelled here because a test binary sees the harness's public items only.
+pub(crate) const MIN_MEASURED_OPS: usize = harness::select::MIN_MEASURED_OPS;
+
+/// A CSV trace (a header, then lines) with enough operations added for a
+/// run to measure it: pairs of an insert and a cancel of timers of their own,
+/// at the first line's instant, so that nothing more fires and every other
+/// line keeps its meaning. A test of how a small trace behaves writes it
+/// through this.
+pub(crate) fn padded_trace(trace: &str) -> String {
+    let (header, lines) = trace.split_once('\n').expect("a header and lines");
+    let at: u64 = lines
+        .split(',')
+        .next()
+        .and_then(|at| at.parse().ok())
+        .expect("the first line's instant");
+    let mut out = format!("{header}\n");
+    for i in 0..MIN_MEASURED_OPS.div_ceil(2) {
+        let timer = 1_000_000_000 + i;
+        out.push_str(&format!(
+            "{at},insert,{timer},{}\n{at},cancel,{timer},\n",
+            at + 1
+        ));
+    }
+    out.push_str(lines);
+    out
+}
