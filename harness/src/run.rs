@@ -145,9 +145,11 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
 
     if config.repeat < DEFAULT_REPEAT {
         let warning = format!(
-            "with {} repetitions an interval of a median covers less than 95%; the files say how \
-             much (ci_level)",
-            config.repeat
+            "with {} repetitions (fewer than {}) no interval of a median reaches 95%: the files \
+             give each cell's median with no interval, ratio interval or tie, and nothing is \
+             called faster or tied",
+            config.repeat,
+            schema::MIN_REPETITIONS
         );
         for line in wrap_words("timerbench: warning: ", &warning, TERMINAL_WIDTH) {
             eprintln!("{line}");
