@@ -760,4 +760,98 @@ mod tests {
         assert!(free_bytes(&std::env::temp_dir()).is_some_and(|free| free > 0));
         assert_eq!(free_bytes(Path::new("/no/such/directory")), None);
     }
+
+    /// A run's whole file set, as `fixture` writes it.
+    const RUN_SET: [&str; 5] = [
+        schema::METADATA_FILE,
+        schema::RUNS_FILE,
+        schema::THROUGHPUT_FILE,
+        schema::REPETITIONS_FILE,
+        schema::LATENCY_FILE,
+    ];
+
+    /// A recorded run of id `run_id` written into `dir`.
+    fn recorded(dir: &Path, run_id: &str, ns: f64) {
+        let mut run = crate::fixture::Run::of(vec![crate::fixture::Cell {
+            algorithm: "heap",
+            workload: "w",
+            ns: vec![ns; 6],
+        }]);
+        run.run_id = run_id;
+        run.write(dir);
+    }
+
+    #[test]
+    fn a_writer_killed_at_any_point_of_its_swap_leaves_a_set_or_a_restoring_message() {
+        let scratch = Scratch::new("killed");
+        let new_set = scratch.0.join("new-set");
+        recorded(&new_set, "new-run-1", 20.0);
+        // Killed before the k-th rename, for every k: before the first, between
+        // each two, and after the last but before the staging is removed.
+        for killed_before in 0..=RUN_SET.len() {
+            let dir = scratch.0.join(format!("out-{killed_before}"));
+            recorded(&dir, "old-run-1", 10.0);
+            let set = FileSet {
+                dir: &dir,
+                staging: staging_name("run", &format!("killed-{killed_before}-{}", u32::MAX)),
+                files: &RUN_SET,
+                stale: &[],
+                writer: "a run",
+            };
+            let mut renames = 0;
+            // A panic stands for the kill: it leaves the swap where it was,
+            // with nothing undone and nothing cleaned up.
+            let killed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let stage = |staging: &Path| -> Result<()> {
+                    for name in RUN_SET {
+                        fs::copy(new_set.join(name), staging.join(name))?;
+                    }
+                    Ok(())
+                };
+                write_set(&set, stage, |from, to| {
+                    if renames == killed_before {
+                        panic!("killed");
+                    }
+                    renames += 1;
+                    fs::rename(from, to)
+                })
+            }));
+            if killed_before < RUN_SET.len() {
+                assert!(killed.is_err(), "killed before rename {killed_before}");
+            }
+            let read = schema::RunFiles::read(&dir);
+            match (killed_before, read) {
+                // Nothing moved yet: the old set, whole.
+                (0, Ok(files)) => {
+                    assert_eq!(files.metadata.run_id.as_deref(), Some("old-run-1"));
+                }
+                // Every file moved: the new set, whole.
+                (n, Ok(files)) if n == RUN_SET.len() => {
+                    assert_eq!(files.metadata.run_id.as_deref(), Some("new-run-1"));
+                }
+                (n, Ok(files)) => panic!(
+                    "killed before rename {n}: a mix was read as run {:?}",
+                    files.metadata.run_id
+                ),
+                // A mix: refused, with where the old set is and how to put
+                // it back; doing what it says gives the old set.
+                (n, Err(error)) => {
+                    let message = error.to_string();
+                    assert!(n > 0 && n < RUN_SET.len(), "killed before {n}: {message}");
+                    assert!(message.contains("restore it with `cp -p"), "{message}");
+                    let previous = schema::previous_sets(&dir);
+                    assert_eq!(previous.len(), 1, "{message}");
+                    // As `cp -p --remove-destination` does: a file not yet
+                    // replaced is the same file as its copy in `previous/`.
+                    for name in RUN_SET {
+                        fs::remove_file(dir.join(name)).unwrap();
+                        fs::copy(previous[0].join(name), dir.join(name)).unwrap();
+                    }
+                    fs::remove_dir_all(previous[0].parent().unwrap()).unwrap();
+                    let restored = schema::RunFiles::read(&dir).expect("the restored set");
+                    assert_eq!(restored.metadata.run_id.as_deref(), Some("old-run-1"));
+                }
+            }
+        }
+    }
 }

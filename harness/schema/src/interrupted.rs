@@ -58,7 +58,8 @@ pub fn restore_hint(dir: &Path, previous: &Path) -> String {
     let staging = previous.parent().unwrap_or(previous);
     format!(
         "a timerbench writer stopped while swapping its files into {dir}: the set that was \
-         there before is whole in {previous}; restore it with `cp -p {previous}/* {dir}/`, remove \
+         there before is whole in {previous}; restore it with `cp -p --remove-destination \
+         {previous}/* {dir}/`, remove \
          any run file of {dir} that {previous} lacks (the stopped writer's), then `rm -r \
          {staging}`",
         dir = dir.display(),
@@ -86,7 +87,7 @@ mod tests {
         assert_eq!(previous_sets(&dir), std::slice::from_ref(&full));
         let hint = restore_hint(&dir, &full);
         assert!(
-            hint.contains(&format!("cp -p {}/*", full.display())),
+            hint.contains(&format!("cp -p --remove-destination {}/*", full.display())),
             "{hint}"
         );
         let _ = fs::remove_dir_all(&dir);
