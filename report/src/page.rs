@@ -443,15 +443,16 @@ fn threaded_section(model: &Model) -> Option<Section> {
         parts.push(Part::Text(format!("**{workload}**")));
         parts.push(Part::Table(table));
         let single = |algorithm: &str| crate::summary::cell(model, algorithm, &workload).value();
-        if let Some(ranking) = crate::threaded::ranking_table(&model.threaded, &workload, single) {
+        if let Some(ranking) = crate::threaded::ranking(&model.threaded, &workload, single) {
             parts.push(Part::Text(format!(
                 "How the ranking on {workload} changes when the timer lives on its own thread: \
                  each design's rank single-threaded (the summary's all-in median) beside its \
                  rank by median producer operation latency under each sharing and producer \
                  count (1 is the fastest; ties share their mean rank), and each ranking's \
-                 Spearman correlation with the single-threaded one (1: the same order)."
+                 Spearman correlation with the single-threaded one (1: the same order). {}",
+                crate::threaded::ranking_moves(&ranking)
             )));
-            parts.push(Part::Table(ranking));
+            parts.push(Part::Table(crate::threaded::ranking_table(&ranking)));
         }
     }
     Some(Section {

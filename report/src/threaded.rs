@@ -17,6 +17,12 @@
 //! `--threaded` has none, and the section is then left out. The schema's
 //! reader has held its rows to the run and to the settings `metadata.json`
 //! records, which the prose states ([`settings`]).
+//!
+//! The ranking ([`ranking`]) sets each design's single-threaded rank beside
+//! its rank by median producer latency under each sharing and producer
+//! count, with Spearman's correlation, and its sentence ([`ranking_moves`])
+//! names the designs whose place moves most, by how many places and where,
+//! from those ranks: no figure in it is typed by hand.
 
 use schema::MIN_REPETITIONS;
 use schema::interval::summarise;
@@ -241,17 +247,41 @@ pub fn spearman(a: &[f64], b: &[f64]) -> Option<f64> {
     (var_a > 0.0 && var_b > 0.0).then(|| covariance / (var_a * var_b).sqrt())
 }
 
+/// Each design's rank on one workload single-threaded and under each
+/// threaded (sharing, producer count), for [`ranking_table`] and
+/// [`ranking_moves`].
+pub struct Ranking<'a> {
+    /// The designs measured both ways, in the file's order.
+    pub algorithms: Vec<&'a str>,
+    /// The (sharing, producers) columns, in the file's order.
+    pub columns: Vec<(&'a str, u32)>,
+    /// Each design's figure single-threaded.
+    pub single: Vec<f64>,
+    /// Per column, each design's median producer operation latency.
+    pub threaded: Vec<Vec<f64>>,
+}
+
+impl Ranking<'_> {
+    /// Each design's single-threaded rank (1 the fastest).
+    pub fn single_ranks(&self) -> Vec<f64> {
+        ranks(&self.single)
+    }
+
+    /// Per column, each design's threaded rank.
+    pub fn threaded_ranks(&self) -> Vec<Vec<f64>> {
+        self.threaded.iter().map(|f| ranks(f)).collect()
+    }
+}
+
 /// The ranking on `workload`: each design measured both ways, its
-/// single-threaded rank (the summary's all-in median, `single`) beside its
-/// rank by median producer operation latency under each (sharing, producer
-/// count), and a last row with each ranking's Spearman correlation with the
-/// single-threaded one. `None` when fewer than three designs were measured
-/// both ways.
-pub fn ranking_table(
-    rows: &[ThreadedRow],
+/// single-threaded figure (the summary's all-in median, `single`) and its
+/// median producer operation latency under each (sharing, producer count).
+/// `None` when fewer than three designs were measured both ways.
+pub fn ranking<'a>(
+    rows: &'a [ThreadedRow],
     workload: &str,
     single: impl Fn(&str) -> Option<f64>,
-) -> Option<Table> {
+) -> Option<Ranking<'a>> {
     let groups: Vec<Group<'_>> = groups(rows)
         .into_iter()
         .filter(|g| g.workload == workload)
@@ -293,14 +323,27 @@ pub fn ranking_table(
             .map(|a| figure(a).unwrap_or(f64::NAN))
             .collect()
     };
-    let single_figures = figures(&|a| single(a));
-    let threaded: Vec<Vec<f64>> = columns
+    let single = figures(&|a| single(a));
+    let threaded = columns
         .iter()
         .map(|&c| figures(&|a| op_p50(a, c)))
         .collect();
-    let single_ranks = ranks(&single_figures);
-    let threaded_ranks: Vec<Vec<f64>> = threaded.iter().map(|f| ranks(f)).collect();
-    let mut table_rows: Vec<Row> = algorithms
+    Some(Ranking {
+        algorithms,
+        columns,
+        single,
+        threaded,
+    })
+}
+
+/// The table of `ranking`: each design's single-threaded rank beside its
+/// rank under each (sharing, producer count), and a last row with each
+/// ranking's Spearman correlation with the single-threaded one.
+pub fn ranking_table(ranking: &Ranking<'_>) -> Table {
+    let single_ranks = ranking.single_ranks();
+    let threaded_ranks = ranking.threaded_ranks();
+    let mut table_rows: Vec<Row> = ranking
+        .algorithms
         .iter()
         .enumerate()
         .map(|(i, algorithm)| {
@@ -311,22 +354,75 @@ pub fn ranking_table(
         .collect();
     let mut correlation = vec![cell("Spearman with single-threaded"), cell("1")];
     correlation.extend(
-        threaded.iter().map(|f| {
-            cell(spearman(&single_figures, f).map_or("-".to_owned(), |r| format!("{r:.2}")))
+        ranking.threaded.iter().map(|f| {
+            cell(spearman(&ranking.single, f).map_or("-".to_owned(), |r| format!("{r:.2}")))
         }),
     );
     table_rows.push(Row::Cells(correlation));
     let mut headers = vec!["algorithm".to_owned(), "single-threaded".to_owned()];
     headers.extend(
-        columns
+        ranking
+            .columns
             .iter()
             .map(|(sharing, p)| format!("{sharing} P={p}")),
     );
-    Some(Table {
+    Table {
         numeric: true,
         headers,
         rows: table_rows,
-    })
+    }
+}
+
+/// How many designs [`ranking_moves`] names.
+const MOVERS_NAMED: usize = 3;
+
+/// The sentence on which designs move most between the single-threaded
+/// ranking and the threaded ones: up to [`MOVERS_NAMED`] designs, each with
+/// the (sharing, producer count) where its place differs most, its place
+/// there and single-threaded, and by how many places; or that no design
+/// changes place.
+pub fn ranking_moves(ranking: &Ranking<'_>) -> String {
+    let single_ranks = ranking.single_ranks();
+    let threaded_ranks = ranking.threaded_ranks();
+    // Per design: its largest move, and the column (the first) it is in.
+    let mut moves: Vec<(f64, usize, usize)> = (0..ranking.algorithms.len())
+        .map(|design| {
+            let mut best = (0.0, design, 0);
+            for (column, ranks) in threaded_ranks.iter().enumerate() {
+                let shift = (ranks[design] - single_ranks[design]).abs();
+                if shift > best.0 {
+                    best = (shift, design, column);
+                }
+            }
+            best
+        })
+        .collect();
+    moves.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let named: Vec<String> = moves
+        .iter()
+        .take(MOVERS_NAMED)
+        .filter(|(shift, ..)| *shift > 0.0)
+        .map(|&(shift, design, column)| {
+            let (sharing, producers) = ranking.columns[column];
+            format!(
+                "{} (place {} single-threaded, {} under {sharing} P={producers}: {} {})",
+                ranking.algorithms[design],
+                single_ranks[design],
+                threaded_ranks[column][design],
+                shift,
+                if shift == 1.0 { "place" } else { "places" }
+            )
+        })
+        .collect();
+    if named.is_empty() {
+        return "No design changes place between the single-threaded ranking and any threaded \
+                one."
+            .to_owned();
+    }
+    format!(
+        "The designs that move most between the single-threaded ranking and a threaded one: {}.",
+        named.join("; ")
+    )
 }
 
 /// The run's threaded settings: those `metadata.json` records (the schema's
@@ -425,7 +521,8 @@ mod tests {
             "z" => Some(3.0),
             _ => None,
         };
-        let table = ranking_table(&rows, "w", single).expect("three designs");
+        let ranking = ranking(&rows, "w", single).expect("three designs");
+        let table = ranking_table(&ranking);
         assert_eq!(
             table.headers,
             ["algorithm", "single-threaded", "locked P=1"]
@@ -440,7 +537,18 @@ mod tests {
             .collect();
         assert_eq!(texts[1], ["y", "2", "3"]);
         assert_eq!(texts[3], ["Spearman with single-threaded", "1", "0.50"]);
-        assert!(ranking_table(&rows, "other", single).is_none());
+        assert!(super::ranking(&rows, "other", single).is_none());
+        assert_eq!(
+            ranking_moves(&ranking),
+            "The designs that move most between the single-threaded ranking and a threaded \
+             one: y (place 2 single-threaded, 3 under locked P=1: 1 place); z (place 3 \
+             single-threaded, 2 under locked P=1: 1 place)."
+        );
+        let same = Ranking {
+            threaded: vec![ranking.single.clone()],
+            ..ranking
+        };
+        assert!(ranking_moves(&same).starts_with("No design changes place"));
     }
 
     #[test]
