@@ -19,6 +19,7 @@ use statrs::distribution::{Binomial, DiscreteCDF};
 
 /// The coverage asked of every interval.
 pub const CONFIDENCE: f64 = 0.95;
+
 /// What [`summarise`] says about one cell's repetitions.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Summary {
