@@ -22,7 +22,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use schema::{
     AlgorithmEntry, ContractCostRow, Metadata, OPERATION_ALL, PASS_WHOLE, PredictionRow, RunFiles,
-    RunRow, STATUS_OK, THREADED_FILE, ThreadedRow, ThroughputRow,
+    RunRow, STATUS_OK, ThreadedRow, ThroughputRow,
 };
 
 use crate::judge::Verdict;
@@ -154,17 +154,8 @@ impl Run {
             .filter_map(|row| Some((key(row), row.interval()?)))
             .collect();
         let runs = files.runs()?.to_vec();
-        let threaded_path = dir.join(THREADED_FILE);
-        let threaded: Vec<ThreadedRow> = schema::read_optional_csv(&threaded_path)?;
-        let run_id = files.metadata.run_id.clone().unwrap_or_default();
-        if let Some(other) = threaded.iter().find(|row| row.run_id != run_id) {
-            bail!(
-                "{}: comes from run {:?}, and metadata.json from run {run_id:?}: the files come \
-                 from different runs; make the results again",
-                threaded_path.display(),
-                other.run_id
-            );
-        }
+        // The reader has held `threaded.csv` to the run and its settings.
+        let threaded = files.threaded.clone();
         Ok(Run {
             threaded,
             medians,

@@ -163,9 +163,17 @@ pub struct Metadata {
     steal_seconds: Option<f64>,
     crate_versions: BTreeMap<String, String>,
     systems: Vec<SystemEntry>,
+    /// The threaded mode's settings, when the run had it (`--threaded`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    threaded: Option<schema::ThreadedSettings>,
 }
 
 impl Metadata {
+    /// The metadata with the threaded mode's settings, when the run had it.
+    pub fn with_threaded(self, threaded: Option<schema::ThreadedSettings>) -> Self {
+        Self { threaded, ..self }
+    }
+
     /// The metadata with the number of (algorithm, workload) cells the run
     /// wrote a `runs.csv` row for, measured or skipped.
     pub fn with_cells(self, cells: usize) -> Self {
@@ -238,6 +246,7 @@ impl Metadata {
                     differs: system.differs,
                 })
                 .collect(),
+            threaded: None,
         }
     }
 }

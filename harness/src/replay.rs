@@ -271,6 +271,16 @@ impl<const TICK: bool> Wake<TICK> {
     }
 }
 
+/// A fresh queue with `Q`'s defaults and room for `max_pending` timers: how
+/// every pass, single-threaded or threaded, makes its queue, so that arena
+/// growth stays out of what is measured (see
+/// [`algorithms::TimerQueue::reserve`]).
+pub fn fresh<Q: Algorithm + Driven>(max_pending: usize) -> Q {
+    let mut queue = Q::with_defaults();
+    queue.reserve(max_pending);
+    queue
+}
+
 /// Builds a fresh queue with `Q`'s defaults and room for `max_pending` timers
 /// (the tape's largest pending population, so that arena growth stays out of
 /// the measured phase: see [`algorithms::TimerQueue::reserve`]), and replays
@@ -288,8 +298,7 @@ pub fn prefilled<Q: Algorithm + Driven, H: Hooks<Q>>(
         "the last replay's queue was retired"
     );
     buffers.handles.clear();
-    let mut queue = Q::with_defaults();
-    queue.reserve(max_pending);
+    let mut queue = fresh::<Q>(max_pending);
     replay(
         &mut queue,
         tape,

@@ -297,7 +297,13 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
         overheads.clone(),
         &start,
     )
-    .with_cells(rows.cells());
+    .with_cells(rows.cells())
+    .with_threaded(
+        config
+            .threaded
+            .as_ref()
+            .map(threaded::pass::Settings::recorded),
+    );
     let mut swapped = output::write_all(&out, &rows, &metadata).map_err(Failure::Run)?;
     if let Some(threaded_rows) = &threaded_rows {
         let written =
@@ -351,7 +357,7 @@ fn run_threaded(
             eprintln!("{line}");
         }
     }
-    threaded::pass::measure(&plan, settings, choice.seed, run_id)
+    threaded::pass::measure(&plan, settings, choice.seed, config.max_ticks, run_id)
         .map_err(|violation| Failure::Run(anyhow::anyhow!(violation)))
 }
 

@@ -102,6 +102,7 @@ fn no_timer_is_lost_doubled_or_early_under_any_sharing() {
                         speedup: SPEEDUP,
                         window: None,
                         saturate: seed % 2 == 1,
+                        presize: 0,
                     };
                     let what = format!("{row} {sharing} P={producers} seed {seed}");
                     match threaded::run_row(row, &tape, &config).expect(row) {
@@ -140,6 +141,7 @@ fn a_window_replays_the_first_ticks_only() {
         speedup: SPEEDUP,
         window: Some(200),
         saturate: false,
+        presize: 0,
     };
     let cell = threaded::run_row("4-ary-heap", &tape, &config)
         .expect("a registered row")
@@ -227,12 +229,75 @@ fn run_threaded_writes_the_runs_threaded_csv_and_a_plain_run_removes_it() {
             assert!(row.skip_reason.contains("not Send"), "{row:?}");
         }
     }
+    assert_eq!(
+        metadata.threaded,
+        Some(schema::ThreadedSettings {
+            producers: vec![1, 2],
+            sharings: vec!["locked".to_owned(), "handoff".to_owned()],
+            speedup: 100,
+            window_ticks: 300,
+            repetitions: 1,
+            saturate: true,
+        }),
+        "the metadata records the threaded settings"
+    );
+    let files = schema::RunFiles::read(&dir).expect("the strict reader holds the rows to them");
+    assert_eq!(files.threaded.len(), rows.len());
     let plain = timerbench(&small_run(out, &[]));
     assert!(plain.status.success());
     assert!(
         !path.exists(),
         "a run without --threaded removes the earlier threaded.csv"
     );
+}
+
+#[test]
+fn a_row_the_single_threaded_passes_refuse_is_skipped_threaded_for_the_same_reason() {
+    let dir = scratch("admit");
+    let out = dir.arg();
+    let mut args = small_run(
+        out,
+        &[
+            "--threaded",
+            "--producers",
+            "1",
+            "--sharing",
+            "handoff",
+            "--speedup",
+            "100",
+            "--threaded-window",
+            "300",
+            "--threaded-repeat",
+            "1",
+            "--max-ticks",
+            "10",
+        ],
+    );
+    args[6] = "binary-heap,rounds-wheel";
+    let run = timerbench(&args);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let runs: Vec<schema::RunRow> = schema::read_csv(&dir.join(schema::RUNS_FILE)).expect("runs");
+    let rows: Vec<schema::ThreadedRow> =
+        schema::read_csv(&dir.join(schema::THREADED_FILE)).expect("threaded.csv reads");
+    let reason = |algorithm: &str| {
+        let single = runs
+            .iter()
+            .find(|r| r.algorithm == algorithm)
+            .expect("a runs.csv row");
+        let threaded = rows
+            .iter()
+            .find(|r| r.algorithm == algorithm)
+            .expect("a threaded row");
+        (single.skip_reason.clone(), threaded.skip_reason.clone())
+    };
+    let (single, threaded) = reason("rounds-wheel");
+    assert!(single.contains("--max-ticks"), "{single}");
+    assert_eq!(threaded, single, "the same rule, the same words");
+    assert_eq!(reason("binary-heap"), (String::new(), String::new()));
 }
 
 #[test]
@@ -304,6 +369,7 @@ fn a_queue_that_panics_under_a_producer_fails_the_run_instead_of_hanging_it() {
             speedup: SPEEDUP,
             window: None,
             saturate: false,
+            presize: 0,
         };
         let outcome = std::panic::catch_unwind(|| threaded::run::<Panicky>(&tape, &config));
         assert!(outcome.is_err(), "{sharing}: the panic reaches the caller");

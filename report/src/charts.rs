@@ -1947,6 +1947,7 @@ mod tests {
             counts: Vec::new(),
             counts_build: None,
             comparison: Vec::new(),
+            threaded: Vec::new(),
         });
         let find = |name: &str| model.algorithms.iter().find(|a| a.name == name).unwrap();
         let counter = COUNTERS[0];

@@ -12,6 +12,6 @@
 pub use schema::{
     AlgorithmEntry, ClockFloor, ComparisonRow, ContractCostRow, CountRow, CountsBuild, InputError,
     LatencyRow, MemoryLatency, Metadata, ParamValue, PredictionRow, RepetitionRow, ReplayOverhead,
-    Results, RunRow, Statistics, SweepPoint, SystemEntry, ThreadedRow, ThroughputRow, VERDICTS,
-    parse_csv, parse_metadata, read_predictions, read_results,
+    Results, RunRow, Statistics, SweepPoint, SystemEntry, ThreadedRow, ThreadedSettings,
+    ThroughputRow, VERDICTS, parse_csv, parse_metadata, read_predictions, read_results,
 };

@@ -89,7 +89,7 @@ pub fn generate(results_dir: &Path, highlight: &[String]) -> Result<(PathBuf, us
     }
     let mut model = model::Model::new(results);
     model.set_predictions(input::read_predictions(results_dir).map_err(Failure::Input)?);
-    let threaded = threaded::read(results_dir, &model.results.metadata).map_err(Failure::Input)?;
+    let threaded = model.results.threaded.clone();
     model.set_threaded(threaded);
     model
         .set_highlight(highlight)
@@ -138,6 +138,7 @@ macro_rules! fixture_results {
             counts: Vec::new(),
             counts_build: None,
             comparison: Vec::new(),
+            threaded: Vec::new(),
         }
     }};
 }

@@ -348,8 +348,8 @@ impl Model {
         self.predictions = predictions;
     }
 
-    /// Sets the threaded mode's rows (`threaded.csv`, read by
-    /// `crate::threaded::read`).
+    /// Sets the threaded mode's rows (`threaded.csv`, which the schema's
+    /// reader has held to the run and its threaded settings).
     pub fn set_threaded(&mut self, threaded: Vec<ThreadedRow>) {
         self.threaded = threaded;
     }
@@ -555,6 +555,7 @@ mod tests {
             counts: Vec::new(),
             counts_build: None,
             comparison: Vec::new(),
+            threaded: Vec::new(),
         }
     }
 

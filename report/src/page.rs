@@ -415,7 +415,10 @@ fn predicted_section(model: &Model) -> Option<Section> {
 /// The threaded mode, when the results have `threaded.csv`: per workload,
 /// each design under each sharing and producer count.
 fn threaded_section(model: &Model) -> Option<Section> {
-    let settings = crate::threaded::settings(&model.threaded)?;
+    let recorded =
+        crate::threaded::run_settings(&model.threaded, model.results.metadata.threaded.as_ref())?;
+    let settings = crate::threaded::settings(&recorded);
+    let intervals = crate::threaded::interval_note(recorded.repetitions);
     let mut parts = vec![Part::Text(format!(
         "From `threaded.csv` (`timerbench run --threaded`): producer threads split each \
          workload's timers and issue their operations against the wall clock while the timers \
@@ -429,7 +432,8 @@ fn threaded_section(model: &Model) -> Option<Section> {
          on the wall clock, while the thread's wake-up delay is not sped up. A wakeup is an \
          advance of the queue; an empty one fired nothing. An operation's latency is the \
          producer's call alone (lock wait, hand-off, the structure's work). Every run was \
-         tallied: no timer lost, fired twice, fired after its cancel won, or early. The tails \
+         tallied: no timer lost, fired twice, fired after its cancel won, or early. \
+         {intervals}. The tails \
          (p99, max) of lateness and of operation latency are mostly the operating system's \
          scheduling of a few threads on few cores, and move several-fold between repetitions of \
          one cell: read the medians, and compare tails only over many repetitions \
@@ -441,15 +445,16 @@ fn threaded_section(model: &Model) -> Option<Section> {
         parts.push(Part::Text(format!("**{workload}**")));
         parts.push(Part::Table(table));
         let single = |algorithm: &str| crate::summary::cell(model, algorithm, &workload).value();
-        if let Some(ranking) = crate::threaded::ranking_table(&model.threaded, &workload, single) {
+        if let Some(ranking) = crate::threaded::ranking(&model.threaded, &workload, single) {
             parts.push(Part::Text(format!(
                 "How the ranking on {workload} changes when the timer lives on its own thread: \
                  each design's rank single-threaded (the summary's all-in median) beside its \
                  rank by median producer operation latency under each sharing and producer \
                  count (1 is the fastest; ties share their mean rank), and each ranking's \
-                 Spearman correlation with the single-threaded one (1: the same order)."
+                 Spearman correlation with the single-threaded one (1: the same order). {}",
+                crate::threaded::ranking_moves(&ranking)
             )));
-            parts.push(Part::Table(ranking));
+            parts.push(Part::Table(crate::threaded::ranking_table(&ranking)));
         }
     }
     Some(Section {

@@ -4,40 +4,34 @@
 //! wakeups and how many fired nothing, its CPU time, and the producers'
 //! operation latency.
 //!
-//! Each figure is the median over the cell's repetitions of that
-//! repetition's figure (a percentile of one run's histogram, a rate). A cell
-//! that was not run (a crate that is not `Send` cannot sit behind a lock)
-//! says why. The file is optional: a run without `--threaded` has none, and
-//! the section is then left out. Its rows must name the run the other files
-//! name, as every file of a run must.
+//! `threaded.csv` holds one row per repetition, raw; the aggregation is
+//! here. Each figure is the median over the cell's repetitions of that
+//! repetition's figure (a percentile of one run's histogram, a rate), by the
+//! schema's `interval::summarise`, the harness's own. With at least
+//! `schema::MIN_REPETITIONS` repetitions the figures the threaded mode is
+//! read for (operation latency p50 and p99, lateness p50 and p99, wakeups
+//! per second, the empty share, the timer thread's CPU) carry the median's
+//! interval; below it they are printed alone, and the prose says why
+//! ([`interval_note`]). A cell that was not run (a crate that is not `Send`
+//! cannot sit behind a lock) says why. The file is optional: a run without
+//! `--threaded` has none, and the section is then left out. The schema's
+//! reader has held its rows to the run and to the settings `metadata.json`
+//! records, which the prose states ([`settings`]).
+//!
+//! The ranking ([`ranking`]) sets each design's single-threaded rank beside
+//! its rank by median producer latency under each sharing and producer
+//! count, with Spearman's correlation, and its sentence ([`ranking_moves`])
+//! names the designs whose place moves most, by how many places and where,
+//! from those ranks: no figure in it is typed by hand.
 
-use std::path::Path;
+use schema::MIN_REPETITIONS;
+use schema::interval::summarise;
 
-use crate::input::{InputError, Metadata, ThreadedRow};
+use crate::input::{ThreadedRow, ThreadedSettings};
 use crate::tables::{Row, Table, TableCell};
 
 /// Nanoseconds in a microsecond.
 const NANOS_PER_MICRO: f64 = 1e3;
-
-/// `threaded.csv` of the results directory `dir`, checked, and held to the
-/// run `metadata` names; empty when the file is absent.
-pub fn read(dir: &Path, metadata: &Metadata) -> Result<Vec<ThreadedRow>, InputError> {
-    let path = dir.join(schema::THREADED_FILE);
-    let rows: Vec<ThreadedRow> = schema::read_optional_csv(&path)?;
-    let run_id = metadata.run_id.clone().unwrap_or_default();
-    if let Some(other) = rows.iter().find(|row| row.run_id != run_id) {
-        return Err(InputError::new(
-            &path,
-            None,
-            format!(
-                "comes from run {:?}, and metadata.json from run {run_id:?}: the files come from \
-                 different runs; make the results again",
-                other.run_id
-            ),
-        ));
-    }
-    Ok(rows)
-}
 
 /// One (workload, algorithm, sharing, producers) and its repetitions.
 struct Group<'a> {
@@ -72,19 +66,45 @@ fn groups(rows: &[ThreadedRow]) -> Vec<Group<'_>> {
     out
 }
 
-/// The median of `values` (the mean of the middle two for an even count);
-/// `None` when empty.
-pub fn median(mut values: Vec<f64>) -> Option<f64> {
-    if values.is_empty() {
-        return None;
+/// The median of `values` (the schema's, the harness's own); `None` when
+/// empty.
+pub fn median(values: &[f64]) -> Option<f64> {
+    summarise(values).map(|s| s.median)
+}
+
+/// A cell's figure over its repetitions as printed with `decimals`: the
+/// median, and with `interval` and at least [`MIN_REPETITIONS`] values its
+/// interval in parentheses; `-` without values.
+pub fn figure_text(values: &[f64], decimals: usize, interval: bool) -> String {
+    match summarise(values) {
+        None => "-".to_owned(),
+        Some(s) if interval && s.n >= MIN_REPETITIONS => format!(
+            "{:.decimals$} ({:.decimals$}..{:.decimals$})",
+            s.median, s.ci_low, s.ci_high
+        ),
+        Some(s) => format!("{:.decimals$}", s.median),
     }
-    values.sort_by(f64::total_cmp);
-    let middle = values.len() / 2;
-    Some(if values.len() % 2 == 1 {
-        values[middle]
+}
+
+/// The sentence on the figures' intervals for cells of `repetitions`
+/// repetitions: given, or why not.
+pub fn interval_note(repetitions: u32) -> String {
+    if repetitions as usize >= MIN_REPETITIONS {
+        format!(
+            "`threaded.csv` holds one row per repetition; this report takes each cell's median \
+             over its {repetitions} repetitions, and for operation latency (p50, p99), lateness \
+             (p50, p99), wakeups/s, the empty share and the timer CPU the median's \
+             distribution-free interval in parentheses (order statistics of the repetitions, at \
+             least 95% coverage)"
+        )
     } else {
-        (values[middle - 1] + values[middle]) / 2.0
-    })
+        format!(
+            "`threaded.csv` holds one row per repetition; this report takes each cell's median \
+             over its {repetitions} repetition(s), printed without an interval: fewer than \
+             {MIN_REPETITIONS} repetitions give no interval of a median at 95% coverage \
+             (`--threaded-repeat {MIN_REPETITIONS}` or more gives one)"
+        )
+    }
 }
 
 fn cell(text: impl Into<String>) -> TableCell {
@@ -94,35 +114,45 @@ fn cell(text: impl Into<String>) -> TableCell {
     }
 }
 
-/// The columns after the cell's name, each a figure of one repetition and
-/// how it is printed.
-type Column = (&'static str, fn(&ThreadedRow) -> Option<f64>, usize);
+/// The columns after the cell's name: each a figure of one repetition, how
+/// many decimals it is printed with, and whether it gets an interval (the
+/// figures the mode is read for; the maxima and p99.9 are one extreme of a
+/// run each, and the rate is the workload's own when paced).
+type Column = (&'static str, fn(&ThreadedRow) -> Option<f64>, usize, bool);
 
 /// The figures, in table order.
 const COLUMNS: [Column; 11] = [
-    ("ops/s", |r| Some(r.ops_per_s), 0),
+    ("ops/s", |r| Some(r.ops_per_s), 0, false),
     (
         "late p50 us",
         |r| Some(r.late_p50_ns as f64 / NANOS_PER_MICRO),
         0,
+        true,
     ),
     (
         "late p99 us",
         |r| Some(r.late_p99_ns as f64 / NANOS_PER_MICRO),
         0,
+        true,
     ),
     (
         "late max us",
         |r| Some(r.late_max_ns as f64 / NANOS_PER_MICRO),
         0,
+        false,
     ),
-    ("wakeups/s", |r| Some(r.wakeups_per_s), 0),
-    ("empty %", |r| empty_percent(r.empty_wakeups, r.wakeups), 1),
-    ("timer CPU ms", |r| r.timer_cpu_ms, 1),
-    ("op p50 ns", |r| Some(r.op_p50_ns as f64), 0),
-    ("op p99 ns", |r| Some(r.op_p99_ns as f64), 0),
-    ("op p99.9 ns", |r| Some(r.op_p999_ns as f64), 0),
-    ("op max ns", |r| Some(r.op_max_ns as f64), 0),
+    ("wakeups/s", |r| Some(r.wakeups_per_s), 0, true),
+    (
+        "empty %",
+        |r| empty_percent(r.empty_wakeups, r.wakeups),
+        1,
+        true,
+    ),
+    ("timer CPU ms", |r| r.timer_cpu_ms, 1, true),
+    ("op p50 ns", |r| Some(r.op_p50_ns as f64), 0, true),
+    ("op p99 ns", |r| Some(r.op_p99_ns as f64), 0, true),
+    ("op p99.9 ns", |r| Some(r.op_p999_ns as f64), 0, false),
+    ("op max ns", |r| Some(r.op_max_ns as f64), 0, false),
 ];
 
 /// The share of wakeups that fired nothing, in percent; `None` without one.
@@ -147,9 +177,9 @@ pub fn tables(rows: &[ThreadedRow]) -> Vec<(String, Table)> {
                 cells.push(cell(format!("skipped: {reason}")));
                 cells.extend((1..COLUMNS.len()).map(|_| cell("")));
             }
-            Some(_) => cells.extend(COLUMNS.iter().map(|(_, figure, decimals)| {
+            Some(_) => cells.extend(COLUMNS.iter().map(|&(_, figure, decimals, interval)| {
                 let values: Vec<f64> = measured.iter().filter_map(|r| figure(r)).collect();
-                cell(median(values).map_or("-".to_owned(), |v| format!("{v:.decimals$}")))
+                cell(figure_text(&values, decimals, interval))
             })),
         }
         let table = match out
@@ -169,7 +199,7 @@ pub fn tables(rows: &[ThreadedRow]) -> Vec<(String, Table)> {
 
 fn empty_table() -> Table {
     let mut headers: Vec<String> = ["algorithm", "sharing", "P"].map(str::to_owned).to_vec();
-    headers.extend(COLUMNS.iter().map(|(name, _, _)| (*name).to_owned()));
+    headers.extend(COLUMNS.iter().map(|(name, ..)| (*name).to_owned()));
     Table {
         numeric: true,
         headers,
@@ -217,17 +247,41 @@ pub fn spearman(a: &[f64], b: &[f64]) -> Option<f64> {
     (var_a > 0.0 && var_b > 0.0).then(|| covariance / (var_a * var_b).sqrt())
 }
 
+/// Each design's rank on one workload single-threaded and under each
+/// threaded (sharing, producer count), for [`ranking_table`] and
+/// [`ranking_moves`].
+pub struct Ranking<'a> {
+    /// The designs measured both ways, in the file's order.
+    pub algorithms: Vec<&'a str>,
+    /// The (sharing, producers) columns, in the file's order.
+    pub columns: Vec<(&'a str, u32)>,
+    /// Each design's figure single-threaded.
+    pub single: Vec<f64>,
+    /// Per column, each design's median producer operation latency.
+    pub threaded: Vec<Vec<f64>>,
+}
+
+impl Ranking<'_> {
+    /// Each design's single-threaded rank (1 the fastest).
+    pub fn single_ranks(&self) -> Vec<f64> {
+        ranks(&self.single)
+    }
+
+    /// Per column, each design's threaded rank.
+    pub fn threaded_ranks(&self) -> Vec<Vec<f64>> {
+        self.threaded.iter().map(|f| ranks(f)).collect()
+    }
+}
+
 /// The ranking on `workload`: each design measured both ways, its
-/// single-threaded rank (the summary's all-in median, `single`) beside its
-/// rank by median producer operation latency under each (sharing, producer
-/// count), and a last row with each ranking's Spearman correlation with the
-/// single-threaded one. `None` when fewer than three designs were measured
-/// both ways.
-pub fn ranking_table(
-    rows: &[ThreadedRow],
+/// single-threaded figure (the summary's all-in median, `single`) and its
+/// median producer operation latency under each (sharing, producer count).
+/// `None` when fewer than three designs were measured both ways.
+pub fn ranking<'a>(
+    rows: &'a [ThreadedRow],
     workload: &str,
     single: impl Fn(&str) -> Option<f64>,
-) -> Option<Table> {
+) -> Option<Ranking<'a>> {
     let groups: Vec<Group<'_>> = groups(rows)
         .into_iter()
         .filter(|g| g.workload == workload)
@@ -242,14 +296,13 @@ pub fn ranking_table(
         let group = groups.iter().find(|g| {
             g.algorithm == algorithm && g.sharing == sharing && g.producers == producers
         })?;
-        median(
-            group
-                .rows
-                .iter()
-                .filter(|r| r.is_ok())
-                .map(|r| r.op_p50_ns as f64)
-                .collect(),
-        )
+        let values: Vec<f64> = group
+            .rows
+            .iter()
+            .filter(|r| r.is_ok())
+            .map(|r| r.op_p50_ns as f64)
+            .collect();
+        median(&values)
     };
     let mut algorithms: Vec<&str> = Vec::new();
     for group in &groups {
@@ -270,14 +323,27 @@ pub fn ranking_table(
             .map(|a| figure(a).unwrap_or(f64::NAN))
             .collect()
     };
-    let single_figures = figures(&|a| single(a));
-    let threaded: Vec<Vec<f64>> = columns
+    let single = figures(&|a| single(a));
+    let threaded = columns
         .iter()
         .map(|&c| figures(&|a| op_p50(a, c)))
         .collect();
-    let single_ranks = ranks(&single_figures);
-    let threaded_ranks: Vec<Vec<f64>> = threaded.iter().map(|f| ranks(f)).collect();
-    let mut table_rows: Vec<Row> = algorithms
+    Some(Ranking {
+        algorithms,
+        columns,
+        single,
+        threaded,
+    })
+}
+
+/// The table of `ranking`: each design's single-threaded rank beside its
+/// rank under each (sharing, producer count), and a last row with each
+/// ranking's Spearman correlation with the single-threaded one.
+pub fn ranking_table(ranking: &Ranking<'_>) -> Table {
+    let single_ranks = ranking.single_ranks();
+    let threaded_ranks = ranking.threaded_ranks();
+    let mut table_rows: Vec<Row> = ranking
+        .algorithms
         .iter()
         .enumerate()
         .map(|(i, algorithm)| {
@@ -288,56 +354,125 @@ pub fn ranking_table(
         .collect();
     let mut correlation = vec![cell("Spearman with single-threaded"), cell("1")];
     correlation.extend(
-        threaded.iter().map(|f| {
-            cell(spearman(&single_figures, f).map_or("-".to_owned(), |r| format!("{r:.2}")))
+        ranking.threaded.iter().map(|f| {
+            cell(spearman(&ranking.single, f).map_or("-".to_owned(), |r| format!("{r:.2}")))
         }),
     );
     table_rows.push(Row::Cells(correlation));
     let mut headers = vec!["algorithm".to_owned(), "single-threaded".to_owned()];
     headers.extend(
-        columns
+        ranking
+            .columns
             .iter()
             .map(|(sharing, p)| format!("{sharing} P={p}")),
     );
-    Some(Table {
+    Table {
         numeric: true,
         headers,
         rows: table_rows,
-    })
+    }
 }
 
-/// What every row of the file shares, for the section's prose: the speed-up,
-/// the window, the producer counts and the repetitions (the first row's,
-/// and whether they vary).
-pub fn settings(rows: &[ThreadedRow]) -> Option<String> {
+/// How many designs [`ranking_moves`] names.
+const MOVERS_NAMED: usize = 3;
+
+/// The sentence on which designs move most between the single-threaded
+/// ranking and the threaded ones: up to [`MOVERS_NAMED`] designs, each with
+/// the (sharing, producer count) where its place differs most, its place
+/// there and single-threaded, and by how many places; or that no design
+/// changes place.
+pub fn ranking_moves(ranking: &Ranking<'_>) -> String {
+    let single_ranks = ranking.single_ranks();
+    let threaded_ranks = ranking.threaded_ranks();
+    // Per design: its largest move, and the column (the first) it is in.
+    let mut moves: Vec<(f64, usize, usize)> = (0..ranking.algorithms.len())
+        .map(|design| {
+            let mut best = (0.0, design, 0);
+            for (column, ranks) in threaded_ranks.iter().enumerate() {
+                let shift = (ranks[design] - single_ranks[design]).abs();
+                if shift > best.0 {
+                    best = (shift, design, column);
+                }
+            }
+            best
+        })
+        .collect();
+    moves.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let named: Vec<String> = moves
+        .iter()
+        .take(MOVERS_NAMED)
+        .filter(|(shift, ..)| *shift > 0.0)
+        .map(|&(shift, design, column)| {
+            let (sharing, producers) = ranking.columns[column];
+            format!(
+                "{} (place {} single-threaded, {} under {sharing} P={producers}: {} {})",
+                ranking.algorithms[design],
+                single_ranks[design],
+                threaded_ranks[column][design],
+                shift,
+                if shift == 1.0 { "place" } else { "places" }
+            )
+        })
+        .collect();
+    if named.is_empty() {
+        return "No design changes place between the single-threaded ranking and any threaded \
+                one."
+            .to_owned();
+    }
+    format!(
+        "The designs that move most between the single-threaded ranking and a threaded one: {}.",
+        named.join("; ")
+    )
+}
+
+/// The run's threaded settings: those `metadata.json` records (the schema's
+/// reader has held every row to them), or for a run made before the metadata
+/// recorded them, what its rows show (the first row's speed-up, window and
+/// variant, every producer count and sharing, the most repetitions); `None`
+/// without rows.
+pub fn run_settings(
+    rows: &[ThreadedRow],
+    recorded: Option<&ThreadedSettings>,
+) -> Option<ThreadedSettings> {
     let first = rows.first()?;
+    if let Some(recorded) = recorded {
+        return Some(recorded.clone());
+    }
     let mut producers: Vec<u32> = rows.iter().map(|r| r.producers).collect();
     producers.sort_unstable();
     producers.dedup();
-    let repetitions = rows.iter().map(|r| r.repetition + 1).max().unwrap_or(1);
-    let same = rows.iter().all(|r| {
-        r.speedup == first.speedup
-            && r.window_ticks == first.window_ticks
-            && r.saturated == first.saturated
-    });
-    let producers: Vec<String> = producers.iter().map(u32::to_string).collect();
-    Some(format!(
-        "replayed {}x faster than real time over the first {} ticks{}{}, with {} producer \
-         thread(s), medians of {repetitions} repetition(s)",
-        first.speedup,
-        first.window_ticks,
-        if first.saturated {
+    let mut sharings: Vec<String> = Vec::new();
+    for row in rows {
+        if !sharings.contains(&row.sharing) {
+            sharings.push(row.sharing.clone());
+        }
+    }
+    Some(ThreadedSettings {
+        producers,
+        sharings,
+        speedup: first.speedup,
+        window_ticks: first.window_ticks,
+        repetitions: rows.iter().map(|r| r.repetition + 1).max().unwrap_or(1),
+        saturate: first.saturated,
+    })
+}
+
+/// The settings as the section's prose states them.
+pub fn settings(settings: &ThreadedSettings) -> String {
+    let producers: Vec<String> = settings.producers.iter().map(u32::to_string).collect();
+    format!(
+        "replayed {}x faster than real time over the first {} ticks (a tape that ends sooner, \
+         whole){}, with {} producer thread(s), {} repetition(s) of each cell",
+        settings.speedup,
+        settings.window_ticks,
+        if settings.saturate {
             ", producers saturating (issuing as fast as they can: ops/s is their throughput)"
         } else {
             ", producers at the workload's rate (ops/s is that rate)"
         },
-        if same {
-            ""
-        } else {
-            " (some cells at other settings)"
-        },
-        producers.join(" and ")
-    ))
+        producers.join(" and "),
+        settings.repetitions
+    )
 }
 
 #[cfg(test)]
@@ -386,7 +521,8 @@ mod tests {
             "z" => Some(3.0),
             _ => None,
         };
-        let table = ranking_table(&rows, "w", single).expect("three designs");
+        let ranking = ranking(&rows, "w", single).expect("three designs");
+        let table = ranking_table(&ranking);
         assert_eq!(
             table.headers,
             ["algorithm", "single-threaded", "locked P=1"]
@@ -401,16 +537,39 @@ mod tests {
             .collect();
         assert_eq!(texts[1], ["y", "2", "3"]);
         assert_eq!(texts[3], ["Spearman with single-threaded", "1", "0.50"]);
-        assert!(ranking_table(&rows, "other", single).is_none());
+        assert!(super::ranking(&rows, "other", single).is_none());
+        assert_eq!(
+            ranking_moves(&ranking),
+            "The designs that move most between the single-threaded ranking and a threaded \
+             one: y (place 2 single-threaded, 3 under locked P=1: 1 place); z (place 3 \
+             single-threaded, 2 under locked P=1: 1 place)."
+        );
+        let same = Ranking {
+            threaded: vec![ranking.single.clone()],
+            ..ranking
+        };
+        assert!(ranking_moves(&same).starts_with("No design changes place"));
     }
 
     #[test]
     fn a_median_of_an_even_count_is_the_mean_of_the_middle_two() {
-        assert_eq!(median(vec![]), None);
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
         assert_eq!(empty_percent(1, 4), Some(25.0));
         assert_eq!(empty_percent(0, 0), None);
+    }
+
+    #[test]
+    fn an_interval_needs_the_minimum_of_repetitions_and_the_prose_says_so() {
+        let five = [5.0, 1.0, 4.0, 2.0, 3.0];
+        assert_eq!(figure_text(&five, 0, true), "3");
+        let six = [5.0, 1.0, 4.0, 2.0, 3.0, 6.0];
+        assert_eq!(figure_text(&six, 1, true), "3.5 (1.0..6.0)");
+        assert_eq!(figure_text(&six, 1, false), "3.5");
+        assert_eq!(figure_text(&[], 1, true), "-");
+        assert!(interval_note(2).contains("without an interval: fewer than 6 repetitions"));
+        assert!(interval_note(6).contains("interval in parentheses"));
     }
 
     #[test]
@@ -437,6 +596,16 @@ mod tests {
             panic!("a data row")
         };
         assert_eq!(cells[3].text, "skipped: not Send");
-        assert!(settings(&rows).unwrap().contains("10x faster"));
+        let inferred = run_settings(&rows, None).expect("rows");
+        assert_eq!((inferred.repetitions, inferred.speedup), (2, 10));
+        assert_eq!(inferred.sharings, ["locked"]);
+        assert!(settings(&inferred).contains("10x faster"));
+        let recorded = ThreadedSettings {
+            speedup: 20,
+            ..inferred
+        };
+        assert_eq!(run_settings(&rows, Some(&recorded)), Some(recorded.clone()));
+        assert!(settings(&recorded).contains("20x faster"));
+        assert_eq!(run_settings(&[], Some(&recorded)), None);
     }
 }

@@ -24,6 +24,10 @@
 //!   most one per repetition).
 //! * `runs.csv` has the number of rows `metadata.json`'s `cells` gives (a
 //!   field runs made before it lack; then the check is skipped).
+//! * `threaded.csv`, when the metadata records the threaded settings, has
+//!   for each (algorithm, workload) it names a cell for every sharing and
+//!   producer count the settings list, and each cell one row per
+//!   repetition, numbered from 0, at the settings' speed-up and variant.
 //!
 //! **Cost.** One pass over each file's rows with an ordered map of keys: a
 //! few hundred milliseconds at most on the reference run.
@@ -34,9 +38,10 @@ use std::path::Path;
 
 use crate::error::InputError;
 use crate::files::{METADATA_FILE, RUNS_FILE};
-use crate::metadata::Metadata;
+use crate::metadata::{Metadata, ThreadedSettings};
 use crate::repetitions::{PASS_WHOLE, RepetitionRow};
 use crate::runs::RunRow;
+use crate::threaded::ThreadedRow;
 
 /// What the reader remakes a run from when a check fails.
 const REMAKE: &str = "make the results again (`make results`)";
@@ -296,6 +301,125 @@ pub fn check_repetition_counts(
     Ok(())
 }
 
+/// A `threaded.csv` row's key: algorithm, workload, sharing, producers,
+/// repetition.
+pub type ThreadedKey<'a> = (&'a str, &'a str, &'a str, u32, u32);
+
+/// The key of a `threaded.csv` row, of which a run writes one.
+pub fn threaded_key(row: &ThreadedRow) -> ThreadedKey<'_> {
+    (
+        &row.algorithm,
+        &row.workload,
+        &row.sharing,
+        row.producers,
+        row.repetition,
+    )
+}
+
+/// An (algorithm, workload)'s threaded cells: per (sharing, producers), its
+/// rows and the index of the last.
+type CellRows<'a> = BTreeMap<(&'a str, u32), (u32, usize)>;
+
+/// Refuses a `threaded.csv` that is not what the run's threaded settings
+/// (`metadata.json`'s `threaded`) make: a row of a sharing, producer count,
+/// repetition, speed-up or variant the settings do not give, an (algorithm,
+/// workload) without a cell for each sharing and producer count, or a cell
+/// without one row per repetition.
+pub fn check_threaded(
+    dir: &Path,
+    settings: &ThreadedSettings,
+    table: &Table<'_, ThreadedRow>,
+) -> Result<(), InputError> {
+    let refuse = |index: Option<usize>, message: String| {
+        Err(InputError::new(
+            &dir.join(table.file),
+            index.and_then(|i| table.line(i)),
+            format!("{message}; {REMAKE}"),
+        ))
+    };
+    let list = |items: &[String]| items.join(", ");
+    let mut cells: BTreeMap<(&str, &str), CellRows<'_>> = BTreeMap::new();
+    for (index, row) in table.rows.iter().enumerate() {
+        let given = if !settings.sharings.contains(&row.sharing) {
+            Some(format!(
+                "sharing `{}`, which {METADATA_FILE}'s `threaded.sharings` does not list ({})",
+                row.sharing,
+                list(&settings.sharings)
+            ))
+        } else if !settings.producers.contains(&row.producers) {
+            let producers: Vec<String> = settings.producers.iter().map(u32::to_string).collect();
+            Some(format!(
+                "{} producers, which {METADATA_FILE}'s `threaded.producers` does not list ({})",
+                row.producers,
+                list(&producers)
+            ))
+        } else if row.repetition >= settings.repetitions {
+            Some(format!(
+                "repetition {}, where {METADATA_FILE}'s `threaded.repetitions` gives {} \
+                 (numbered from 0)",
+                row.repetition, settings.repetitions
+            ))
+        } else if row.speedup != settings.speedup {
+            Some(format!(
+                "a speed-up of {}, where {METADATA_FILE}'s `threaded.speedup` is {}",
+                row.speedup, settings.speedup
+            ))
+        } else if row.saturated != settings.saturate {
+            Some(format!(
+                "`saturated` {}, where {METADATA_FILE}'s `threaded.saturate` is {}",
+                row.saturated, settings.saturate
+            ))
+        } else {
+            None
+        };
+        if let Some(given) = given {
+            return refuse(
+                Some(index),
+                format!(
+                    "this row of {} on {} has {given}, so it is not of the run the metadata \
+                     describes",
+                    row.algorithm, row.workload
+                ),
+            );
+        }
+        let entry = cells
+            .entry((&row.algorithm, &row.workload))
+            .or_default()
+            .entry((&row.sharing, row.producers))
+            .or_default();
+        *entry = (entry.0 + 1, index);
+    }
+    for ((algorithm, workload), found) in &cells {
+        for sharing in &settings.sharings {
+            for &producers in &settings.producers {
+                let Some(&(count, index)) = found.get(&(sharing.as_str(), producers)) else {
+                    return refuse(
+                        None,
+                        format!(
+                            "no rows for {algorithm} on {workload} under {sharing} with \
+                             {producers} producers, which {METADATA_FILE}'s `threaded` settings \
+                             give every cell: the file lost rows (cut short)"
+                        ),
+                    );
+                };
+                if count != settings.repetitions {
+                    return refuse(
+                        Some(index),
+                        format!(
+                            "{algorithm} on {workload} under {sharing} with {producers} \
+                             producers has {count} rows where {METADATA_FILE}'s \
+                             `threaded.repetitions` gives {}: the file lost rows (cut short) \
+                             or gained some",
+                            settings.repetitions
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,5 +445,77 @@ mod tests {
             r.0
         })
         .unwrap();
+    }
+
+    fn threaded_row(sharing: &str, producers: u32, repetition: u32) -> ThreadedRow {
+        ThreadedRow {
+            algorithm: "heap".to_owned(),
+            workload: "w".to_owned(),
+            sharing: sharing.to_owned(),
+            producers,
+            repetition,
+            speedup: 10,
+            status: "ok".to_owned(),
+            ..ThreadedRow::default()
+        }
+    }
+
+    #[test]
+    fn threaded_rows_are_held_to_the_settings_with_file_and_line() {
+        let settings = ThreadedSettings {
+            producers: vec![1, 2],
+            sharings: vec!["locked".to_owned()],
+            speedup: 10,
+            window_ticks: 2_000,
+            repetitions: 2,
+            saturate: false,
+        };
+        let full: Vec<ThreadedRow> = [(1, 0), (1, 1), (2, 0), (2, 1)]
+            .into_iter()
+            .map(|(p, r)| threaded_row("locked", p, r))
+            .collect();
+        let lines: Vec<u64> = (2..).take(full.len()).collect();
+        let check = |rows: &[ThreadedRow]| {
+            check_threaded(
+                Path::new("d"),
+                &settings,
+                &Table {
+                    file: "threaded.csv",
+                    rows,
+                    lines: &lines[..rows.len()],
+                },
+            )
+        };
+        check(&full).unwrap();
+        let mut other = full.clone();
+        other[2].sharing = "sharded".to_owned();
+        let error = check(&other).unwrap_err();
+        assert_eq!(
+            (error.path.as_path(), error.line),
+            (Path::new("d/threaded.csv"), Some(4))
+        );
+        assert!(error.message.contains("sharing `sharded`"), "{error}");
+        other = full.clone();
+        other[3].producers = 4;
+        assert!(check(&other).unwrap_err().message.contains("4 producers"));
+        other = full.clone();
+        other[1].repetition = 2;
+        assert!(check(&other).unwrap_err().message.contains("repetition 2"));
+        other = full.clone();
+        other[0].speedup = 100;
+        assert!(
+            check(&other)
+                .unwrap_err()
+                .message
+                .contains("speed-up of 100")
+        );
+        let error = check(&full[..3]).unwrap_err();
+        assert!(
+            error.message.contains("has 1 rows") && error.line == Some(4),
+            "{error}"
+        );
+        let error = check(&full[..2]).unwrap_err();
+        assert!(error.message.contains("with 2 producers"), "{error}");
+        assert_eq!(error.line, None);
     }
 }

@@ -13,8 +13,9 @@
 //! header a run writes and the header a reader expects cannot drift apart: a
 //! test holds every row type's header to the committed reference run's.
 //!
-//! **What it depends on.** serde, csv and serde_json only: no algorithm and
-//! no workload. The report depends on this crate and not on the harness, so
+//! **What it depends on.** serde, csv, serde_json and statrs (the binomial
+//! tail of [`interval`], the one median interval every reader and the
+//! harness use) only: no algorithm and no workload. The report depends on this crate and not on the harness, so
 //! it links no measured code and reports algorithms it has never heard of.
 //!
 //! **Invariants.**
@@ -37,7 +38,8 @@
 //! Modules: [`files`] (names, version, sets), [`error`], [`check`] (checks
 //! beyond parsing), a module per file's row type ([`runs`], [`throughput`],
 //! [`repetitions`], [`latency`], [`contract_cost`], [`predictions`],
-//! [`threaded`], [`counts`], [`comparison`]), [`metadata`], [`parse`] (one file's text into rows),
+//! [`threaded`], [`counts`], [`comparison`]), [`metadata`], [`interval`] (a
+//! median and its interval), [`parse`] (one file's text into rows),
 //! [`consistency`] (the checks across a run's files), [`interrupted`] (a swap
 //! a writer did not finish),
 //! [`run_ids`] (the one-run rule) and [`reader`] (the whole directory).
@@ -50,6 +52,7 @@ pub mod counts;
 pub mod error;
 pub mod files;
 pub mod interrupted;
+pub mod interval;
 pub mod latency;
 pub mod metadata;
 pub mod parse;
@@ -87,7 +90,8 @@ pub use interrupted::{PREVIOUS_DIR, STAGING_PREFIX, previous_sets, restore_hint}
 pub use latency::LatencyRow;
 pub use metadata::{
     AlgorithmEntry, ClockFloor, MemoryLatency, Metadata, ParamValue, ReplayOverhead, Statistics,
-    SweepPoint, SystemEntry, parse_counts_build, parse_metadata, read_counts_build, read_metadata,
+    SweepPoint, SystemEntry, ThreadedSettings, parse_counts_build, parse_metadata,
+    read_counts_build, read_metadata,
 };
 pub use parse::{parse_csv, parse_csv_lined, read_csv, read_csv_lined, read_optional_csv};
 pub use predictions::PredictionRow;

@@ -19,7 +19,7 @@
 use std::fmt;
 use std::path::Path;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::counts::CountsBuild;
 use crate::error::InputError;
@@ -260,6 +260,34 @@ pub struct Metadata {
     /// before the list was written into the metadata).
     #[serde(default)]
     pub systems: Vec<SystemEntry>,
+    /// The threaded mode's settings (`None` in a run without `--threaded`,
+    /// and in results made before the metadata recorded them).
+    #[serde(default)]
+    pub threaded: Option<ThreadedSettings>,
+}
+
+/// What `timerbench run --threaded` was given (`metadata.json`'s
+/// `threaded`): every cell of `threaded.csv` is one (algorithm, workload)
+/// under each sharing and producer count, `repetitions` times.
+///
+/// The harness writes it with this type, so that writer and readers spell
+/// its fields alike.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadedSettings {
+    /// Producer thread counts, in the order run.
+    pub producers: Vec<u32>,
+    /// The sharings, by name (`locked`, `handoff`, `sharded`), in the order
+    /// run.
+    pub sharings: Vec<String>,
+    /// How many times faster than real time the tapes were replayed.
+    pub speedup: u64,
+    /// The last tick replayed (a tape that ends sooner is replayed whole).
+    pub window_ticks: u64,
+    /// Repetitions of each cell.
+    pub repetitions: u32,
+    /// Whether producers issued as fast as they could (the saturating
+    /// variant).
+    pub saturate: bool,
 }
 
 /// A real system and the rows that model it (`metadata.json`'s `systems`).
@@ -379,6 +407,28 @@ mod tests {
                 "algorithms": [{algorithms}]}}"#
             ),
         )
+    }
+
+    #[test]
+    fn the_threaded_settings_read_when_there_and_are_absent_in_older_runs() {
+        let metadata = metadata_with("").unwrap();
+        assert_eq!(metadata.threaded, None);
+        let text = r#"{"schema_version": 3, "seed": 1, "scale": "small", "driver": "event",
+            "repetitions": 6, "replay_overhead": [], "workloads": ["w"], "algorithms": [],
+            "statistics": {"median_ci": "m", "ratio_ci": "r", "bootstrap_resamples": 10,
+                           "tie_rule": "t", "consistency_tolerance": 0.15},
+            "clock_floor_ns": {"p50_ns": 20, "p99_ns": 30, "p999_ns": 40, "max_ns": 50},
+            "threaded": {"producers": [1, 2], "sharings": ["locked", "sharded"],
+                         "speedup": 10, "window_ticks": 2000, "repetitions": 2,
+                         "saturate": false}}"#;
+        let threaded = parse_metadata(Path::new("metadata.json"), text)
+            .unwrap()
+            .threaded
+            .expect("written");
+        assert_eq!(threaded.producers, [1, 2]);
+        assert_eq!(threaded.sharings, ["locked", "sharded"]);
+        assert_eq!((threaded.speedup, threaded.window_ticks), (10, 2_000));
+        assert_eq!((threaded.repetitions, threaded.saturate), (2, false));
     }
 
     #[test]

@@ -29,23 +29,24 @@ use crate::check::CheckRow;
 use crate::comparison::ComparisonRow;
 use crate::consistency::{
     Table, check_listed, check_measured_cells, check_metadata_covered, check_repetition_counts,
-    check_unique, pass_key,
+    check_threaded, check_unique, pass_key, threaded_key,
 };
 use crate::contract_cost::ContractCostRow;
 use crate::counts::{CountRow, CountsBuild};
 use crate::error::InputError;
 use crate::files::{
     COMPARISON_FILE, CONTRACT_COST_FILE, COUNTS_FILE, COUNTS_METADATA_FILE, LATENCY_FILE,
-    METADATA_FILE, PREDICTIONS_FILE, REPETITIONS_FILE, RUNS_FILE, THROUGHPUT_FILE,
+    METADATA_FILE, PREDICTIONS_FILE, REPETITIONS_FILE, RUNS_FILE, THREADED_FILE, THROUGHPUT_FILE,
 };
 use crate::interrupted::{previous_sets, restore_hint};
 use crate::latency::LatencyRow;
 use crate::metadata::{Metadata, read_counts_build, read_metadata};
-use crate::parse::{read_csv_lined, read_optional_csv};
+use crate::parse::{read_csv_lined, read_optional_csv, read_text};
 use crate::predictions::PredictionRow;
 use crate::repetitions::RepetitionRow;
 use crate::run_ids::mixed_runs;
 use crate::runs::RunRow;
+use crate::threaded::ThreadedRow;
 use crate::throughput::ThroughputRow;
 
 /// Everything in a results directory.
@@ -70,6 +71,9 @@ pub struct Results {
     pub counts_build: Option<CountsBuild>,
     /// `comparison.csv`, empty when the file is absent or empty.
     pub comparison: Vec<ComparisonRow>,
+    /// `threaded.csv`, empty when the file is absent or empty (a run
+    /// without `--threaded`).
+    pub threaded: Vec<ThreadedRow>,
 }
 
 /// A recorded run's files as read: its metadata and each run file that is
@@ -92,6 +96,9 @@ pub struct RunFiles {
     /// `predictions.csv`, empty when the file is absent or empty (the
     /// report reads it with [`read_predictions`], after this check).
     pub predictions: Vec<PredictionRow>,
+    /// `threaded.csv`, empty when the file is absent or empty (a run
+    /// without `--threaded`).
+    pub threaded: Vec<ThreadedRow>,
 }
 
 impl RunFiles {
@@ -130,6 +137,7 @@ impl RunFiles {
         let throughput = read_present(&dir.join(THROUGHPUT_FILE))?;
         let repetitions = read_present(&dir.join(REPETITIONS_FILE))?;
         let latency = read_present(&dir.join(LATENCY_FILE))?;
+        let (threaded, threaded_lines) = read_optional_lined(&dir.join(THREADED_FILE))?;
         let (runs, runs_lines) = split(runs);
         let (throughput, throughput_lines) = split(throughput);
         let (repetitions, repetitions_lines) = split(repetitions);
@@ -139,6 +147,7 @@ impl RunFiles {
             throughput: throughput_lines,
             repetitions: repetitions_lines,
             latency: latency_lines,
+            threaded: threaded_lines,
         };
         let files = Self {
             dir: dir.to_path_buf(),
@@ -150,6 +159,7 @@ impl RunFiles {
             contract_cost: read_optional_csv(&dir.join(CONTRACT_COST_FILE))?,
             comparison: read_optional_csv(&dir.join(COMPARISON_FILE))?,
             predictions: read_optional_csv(&dir.join(PREDICTIONS_FILE))?,
+            threaded,
         };
         files.check_one_run()?;
         files.check_consistent(&lines)?;
@@ -247,6 +257,25 @@ impl RunFiles {
                 check_measured_cells(dir, runs.rows, &latency, |r| (&r.algorithm, &r.workload))?;
             }
         }
+        let threaded = Table {
+            file: THREADED_FILE,
+            rows: &self.threaded,
+            lines: &lines.threaded,
+        };
+        check_unique(
+            dir,
+            &threaded,
+            "(algorithm, workload, sharing, producers, repetition)",
+            threaded_key,
+        )?;
+        check_listed(dir, &self.metadata, &threaded, |r| {
+            (&r.algorithm, &r.workload)
+        })?;
+        // A run made before the metadata recorded the threaded settings
+        // cannot be held to them.
+        if let Some(settings) = &self.metadata.threaded {
+            check_threaded(dir, settings, &threaded)?;
+        }
         Ok(())
     }
 
@@ -279,6 +308,7 @@ impl RunFiles {
             (CONTRACT_COST_FILE, ids(&self.contract_cost, |r| &r.run_id)),
             (COMPARISON_FILE, ids(&self.comparison, |r| &r.run_id)),
             (PREDICTIONS_FILE, ids(&self.predictions, |r| &r.run_id)),
+            (THREADED_FILE, ids(&self.threaded, |r| &r.run_id)),
         ];
         match mixed_runs(&files) {
             Some(which) => Err(InputError::new(
@@ -320,6 +350,7 @@ struct Lines {
     throughput: Option<Vec<u64>>,
     repetitions: Option<Vec<u64>>,
     latency: Option<Vec<u64>>,
+    threaded: Vec<u64>,
 }
 
 /// The rows of the CSV file `path` when it is there (all of them, checked,
@@ -332,6 +363,17 @@ fn read_present<T: DeserializeOwned + CheckRow>(
     } else {
         Ok(None)
     }
+}
+
+/// The rows of an optional CSV file with their lines: none when it is
+/// absent or empty, as [`read_optional_csv`] reads it.
+fn read_optional_lined<T: DeserializeOwned + CheckRow>(
+    path: &Path,
+) -> Result<Lined<T>, InputError> {
+    if !path.exists() || read_text(path)?.trim().is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    read_csv_lined(path)
 }
 
 /// Refuses a `runs.csv` with no rows, or whose every cell was skipped (the
@@ -392,6 +434,7 @@ pub fn read_results(dir: &Path) -> Result<Results, InputError> {
         metadata: files.metadata,
         contract_cost: files.contract_cost,
         comparison: files.comparison,
+        threaded: files.threaded,
     };
     Ok(results)
 }

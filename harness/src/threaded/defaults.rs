@@ -20,7 +20,10 @@
 //!
 //! That is 19 rows x 3 sharings x 2 producer counts, less the two crates that
 //! are not `Send` under `locked`: 110 cells per workload and repetition, 440
-//! in all, about 0.2 s each plus the prefill, some 90 to 120 s. A workload or
+//! in all, about 0.2 s each plus the prefill, some 90 to 120 s, and before a
+//! workload's cells, untimed, the reference model's replay of its tape (and
+//! each inexact row's own) that admits the rows as the single-threaded
+//! passes do. A workload or
 //! algorithm named on the command line runs instead of these. The saturating
 //! variant (producers as fast as they can, `--saturate`) is not part of the
 //! default: it replaces the paced run rather than adding to it, and takes as

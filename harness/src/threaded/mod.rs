@@ -52,8 +52,21 @@
 //! [`run_row`] walks `registry::for_each` for the concrete type); the queue
 //! must be `Send` to sit behind `locked`'s lock (two crates' are not, and
 //! run the other two sharings only: [`run_local`]). Native rows (a crate
-//! through its own API) and sweep points are not run threaded, and no queue
-//! is presized with `reserve`: a threaded figure includes the arena's growth.
+//! through its own API) and sweep points are not run threaded.
+//!
+//! # Admission and presizing
+//!
+//! A threaded cell admits a row on a workload as the single-threaded passes
+//! do, by the same function (`bench::admit`: the pending population, tick
+//! and delay within what the row declares, a ticked wheel within
+//! `--max-ticks`), once per (row, workload) ([`admit_row`]); a row refused
+//! there is a skipped cell, with the reason. Every queue a threaded run
+//! builds is made as the single-threaded passes make theirs
+//! (`replay::fresh`): with room reserved for the workload's largest pending
+//! population (`Config::presize`), so that a threaded figure, like theirs,
+//! leaves out the arena's growth. Under `sharded` each producer's queue
+//! reserves that whole population, since no share of it is known before
+//! the run.
 //! The wall clock is read around each producer operation and once per
 //! wakeup, never inside the structure.
 
@@ -82,7 +95,9 @@ use workloads::Tape;
 use duty::DutyLog;
 use producer::{ProducerLog, produce};
 
+use crate::bench::{Prepared, admit};
 use crate::passes::new_histogram;
+use crate::replay::{Driver, fresh};
 use sharing::Sharing;
 use tally::{Fate, Tally};
 
@@ -101,6 +116,9 @@ pub struct Config {
     /// of at their instants: the saturating variant, a throughput test (the
     /// timers still fire at their deadlines' instants).
     pub saturate: bool,
+    /// Pending timers each queue reserves room for when it is built: the
+    /// workload's largest pending population ([`admit_row`]), or 0.
+    pub presize: usize,
 }
 
 /// What one threaded run measured, after its tally passed.
@@ -266,7 +284,7 @@ fn run_locked<Q: Algorithm + TimerQueue<Payload> + Send>(
     end: Tick,
 ) -> Outcome {
     let producers = scripts.len();
-    let shared = locked::Shared::new(Q::with_defaults(), producers);
+    let shared = locked::Shared::new(fresh::<Q>(config.presize), producers);
     let gate = pace::StartGate::new(producers + 1, config.speedup);
     let began = Instant::now();
     let (logs, duty) = std::thread::scope(|scope| {
@@ -301,7 +319,8 @@ fn run_handoff<Q: Algorithm + TimerQueue<Payload>>(
     let (logs, (duty, queued)) = std::thread::scope(|scope| {
         // The timer thread builds the queue it owns, which therefore never
         // crosses a thread.
-        let timer = scope.spawn(|| handoff::timer_thread(&handoff, Q::with_defaults, &gate, end));
+        let timer = scope
+            .spawn(|| handoff::timer_thread(&handoff, || fresh::<Q>(config.presize), &gate, end));
         let workers: Vec<_> = scripts
             .iter()
             .map(|script| {
@@ -333,8 +352,12 @@ fn run_sharded<Q: Algorithm + TimerQueue<Payload>>(
             .map(|script| {
                 let gate = &gate;
                 scope.spawn(move || {
-                    let mut front =
-                        sharded::ShardedFront::new(Q::with_defaults(), producers, timers, end);
+                    let mut front = sharded::ShardedFront::new(
+                        fresh::<Q>(config.presize),
+                        producers,
+                        timers,
+                        end,
+                    );
                     let log = produce(&mut front, script, gate, producers, timers, config.saturate);
                     let queued = front.queued();
                     (log, front.log, queued)
@@ -390,6 +413,35 @@ pub fn run_row(name: &str, tape: &Tape, config: &Config) -> Option<Result<Cell, 
     };
     registry::for_each(&mut find);
     find.result
+}
+
+/// Whether the registered row `name` may run on `prepared`'s workload, by
+/// the single-threaded passes' rule (`bench::admit`, under the event
+/// driver, as the timer thread sleeps to each next expiry): `Ok` with the
+/// largest pending population to presize its queues for, `Err` with the
+/// reason it is skipped; `None` if no contract row has that name.
+pub fn admit_row(name: &str, prepared: &Prepared) -> Option<Result<usize, String>> {
+    struct Admit<'a> {
+        name: &'a str,
+        prepared: &'a Prepared,
+        result: Option<Result<usize, String>>,
+    }
+    impl AlgorithmVisitor for Admit<'_> {
+        fn visit<Q: Algorithm + TimerQueue<Payload> + 'static>(&mut self) {
+            if self.result.is_none() && row_name::<Q>() == self.name {
+                self.result = Some(
+                    admit::<Q>(self.prepared, Driver::Event, None).map(|(_, pending)| pending),
+                );
+            }
+        }
+    }
+    let mut visitor = Admit {
+        name,
+        prepared,
+        result: None,
+    };
+    registry::for_each(&mut visitor);
+    visitor.result
 }
 
 /// The names of the rows a threaded run can use: every contract algorithm

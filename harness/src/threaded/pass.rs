@@ -5,8 +5,11 @@
 //! It runs after the single-threaded passes, so that their timings never
 //! share the machine with a threaded run's threads. Its cells go workload by
 //! workload (the tape generated once), then repetition, row, sharing and
-//! producer count. A cell the sharing cannot hold (a queue that is not `Send`
-//! under `locked`) is written as skipped, with the reason; a cell whose tally
+//! producer count. Each row is first admitted on each workload by the
+//! single-threaded passes' rule (`super::admit_row`), which also gives the
+//! pending population its queues are presized for. A row refused there, and
+//! a cell the sharing cannot hold (a queue that is not `Send` under
+//! `locked`), is written as skipped, with the reason; a cell whose tally
 //! finds a lost, doubled or early timer fails the run, and nothing is written.
 //! The file is a set of its own, written after the run's set, whose swap has
 //! already removed any earlier run's `threaded.csv`.
@@ -21,6 +24,8 @@ use super::defaults::DEFAULT_WORKLOADS;
 use super::row::{self, Key};
 use super::sharing::Sharing;
 use super::{Config, Refusal};
+use crate::bench::Prepared;
+use crate::replay::Driver;
 use crate::select::{Selection, WorkloadSource};
 use crate::swap::{self, FileSet, Swapped};
 
@@ -39,6 +44,25 @@ pub struct Settings {
     pub repeat: u32,
     /// Whether producers issue as fast as they can (the saturating variant).
     pub saturate: bool,
+}
+
+impl Settings {
+    /// The settings as `metadata.json` records them, which the readers hold
+    /// `threaded.csv` to.
+    pub fn recorded(&self) -> schema::ThreadedSettings {
+        schema::ThreadedSettings {
+            producers: self
+                .producers
+                .iter()
+                .map(|&p| u32::try_from(p).unwrap_or(u32::MAX))
+                .collect(),
+            sharings: self.sharings.iter().map(|s| s.name().to_owned()).collect(),
+            speedup: self.speedup,
+            window_ticks: self.window,
+            repetitions: self.repeat,
+            saturate: self.saturate,
+        }
+    }
 }
 
 /// What a threaded pass replays.
@@ -97,8 +121,10 @@ pub fn cells(plan: &Plan<'_>, settings: &Settings) -> u64 {
         * u64::from(settings.repeat)
 }
 
-/// Runs every cell of `plan` under `settings` on the tapes of `seed`, and
-/// returns the rows of `threaded.csv`.
+/// Runs every cell of `plan` under `settings` on the tapes of `seed`, a
+/// ticked wheel admitted only on a tape that ends by `max_ticks` (as the
+/// single-threaded passes admit it), and returns the rows of
+/// `threaded.csv`.
 ///
 /// # Errors
 ///
@@ -107,6 +133,7 @@ pub fn measure(
     plan: &Plan<'_>,
     settings: &Settings,
     seed: u64,
+    max_ticks: Tick,
     run_id: &str,
 ) -> Result<Vec<ThreadedRow>, String> {
     let progress = ProgressBar::new(cells(plan, settings));
@@ -120,8 +147,18 @@ pub fn measure(
     let mut rows = Vec::new();
     for source in &plan.workloads {
         let (tape, scale) = source.tape(seed);
+        progress.set_message(format!("{}: admitting the rows", tape.name));
+        let prepared = Prepared::new(tape, Driver::Event).with_max_ticks(max_ticks);
+        let tape = &prepared.tape;
+        let admitted: Vec<Result<usize, String>> = plan
+            .algorithms
+            .iter()
+            .map(|algorithm| {
+                super::admit_row(algorithm, &prepared).expect("the plan holds registered rows only")
+            })
+            .collect();
         for repetition in 0..settings.repeat {
-            for &algorithm in &plan.algorithms {
+            for (&algorithm, admission) in plan.algorithms.iter().zip(&admitted) {
                 for &sharing in &settings.sharings {
                     for &producers in &settings.producers {
                         let config = Config {
@@ -130,6 +167,7 @@ pub fn measure(
                             speedup: settings.speedup,
                             window: Some(settings.window),
                             saturate: settings.saturate,
+                            presize: *admission.as_ref().unwrap_or(&0),
                         };
                         progress.set_message(format!(
                             "{}: {algorithm} {sharing} P={producers} (repetition {}/{})",
@@ -144,8 +182,15 @@ pub fn measure(
                             repetition,
                             run_id,
                         };
-                        let result = super::run_row(algorithm, &tape, &config)
-                            .expect("the plan holds registered rows only");
+                        let result = match admission {
+                            Ok(_) => super::run_row(algorithm, tape, &config)
+                                .expect("the plan holds registered rows only"),
+                            Err(reason) => {
+                                rows.push(row::skipped(&key, &config, reason));
+                                progress.inc(1);
+                                continue;
+                            }
+                        };
                         rows.push(match result {
                             Ok(cell) => row::measured(&key, &config, &cell),
                             Err(Refusal::Unshareable(reason)) => {
