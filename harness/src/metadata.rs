@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::clock;
 use crate::memory::MemoryLatency;
 use crate::output::Floor;
+use crate::real_traces::RealTraceEntry;
 use crate::select::Selection;
 
 /// Crates whose versions affect what is measured or generated.
@@ -163,6 +164,9 @@ pub struct Metadata {
     steal_seconds: Option<f64>,
     crate_versions: BTreeMap<String, String>,
     systems: Vec<SystemEntry>,
+    /// The run's real kernel traces; empty until
+    /// [`Metadata::with_real_traces`].
+    real_traces: Vec<RealTraceEntry>,
 }
 
 impl Metadata {
@@ -170,6 +174,15 @@ impl Metadata {
     /// wrote a `runs.csv` row for, measured or skipped.
     pub fn with_cells(self, cells: usize) -> Self {
         Self { cells, ..self }
+    }
+
+    /// The metadata with the run's real kernel traces, each with its twin
+    /// and both tapes' shapes, measured as the run replayed them.
+    pub fn with_real_traces(self, real_traces: Vec<RealTraceEntry>) -> Self {
+        Self {
+            real_traces,
+            ..self
+        }
     }
 
     /// Gathers the metadata of the run that started as `start` said.
@@ -238,6 +251,7 @@ impl Metadata {
                     differs: system.differs,
                 })
                 .collect(),
+            real_traces: Vec::new(),
         }
     }
 }
