@@ -52,6 +52,9 @@ pub struct RealTrace {
 /// The prefix every real trace's name carries.
 pub const REAL_PREFIX: &str = "real-";
 
+/// `nginx-wrk.txt.gz`, compiled in once for its two tapes.
+const NGINX_WRK: &[u8] = include_bytes!("../traces/nginx-wrk.txt.gz");
+
 /// The committed traces, in the order a run replays them.
 pub const REAL_TRACES: [RealTrace; 4] = [
     RealTrace {
@@ -61,7 +64,7 @@ pub const REAL_TRACES: [RealTrace; 4] = [
                       TCP and poll timers",
         resembles: "kernel-timeouts",
         timers: KernelTimers::TimerList,
-        bytes: include_bytes!("../traces/nginx-wrk.txt.gz"),
+        bytes: NGINX_WRK,
     },
     // `timeouts` is its twin because epoll_wait's timeout is a request
     // timeout: armed for every call and cancelled when an event answers
@@ -73,7 +76,7 @@ pub const REAL_TRACES: [RealTrace; 4] = [
                       epoll_wait's timeout, armed and torn down on every call",
         resembles: "timeouts",
         timers: KernelTimers::Hrtimer,
-        bytes: include_bytes!("../traces/nginx-wrk.txt.gz"),
+        bytes: NGINX_WRK,
     },
     RealTrace {
         name: "real-redis-benchmark",
