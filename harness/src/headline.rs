@@ -504,39 +504,55 @@ fn threaded_finding(rows: &[ThreadedRow]) -> Option<String> {
 }
 
 /// The fastest exact design on each real kernel trace of the run, and on
-/// the synthetic workload the traces resemble; `None` without real traces.
+/// the synthetic workload each resembles (its twin), the traces grouped by
+/// twin; `None` without real traces.
 fn real_against_synthetic(lines: &[WorkloadLine]) -> Option<String> {
-    let real: Vec<&WorkloadLine> = lines
+    let mut groups: Vec<(&str, Vec<&WorkloadLine>)> = Vec::new();
+    for line in lines {
+        let Some(real) = workloads::real_trace(&line.workload) else {
+            continue;
+        };
+        match groups.iter_mut().find(|(twin, _)| *twin == real.resembles) {
+            Some((_, group)) => group.push(line),
+            None => groups.push((real.resembles, vec![line])),
+        }
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = groups
         .iter()
-        .filter(|l| workloads::real_trace(&l.workload).is_some())
-        .collect();
-    let first = real.first()?;
-    let twin_name = workloads::real_trace(&first.workload)?.resembles;
-    let each: Vec<String> = real
-        .iter()
-        .map(|l| {
-            format!(
-                "`{}` on `{}` ({} ns/op{})",
-                l.design,
-                l.workload,
-                ns(l.ns),
-                if l.tied_with_next() { ", tied" } else { "" }
-            )
+        .map(|(twin_name, group)| {
+            let each: Vec<String> = group
+                .iter()
+                .map(|l| {
+                    format!(
+                        "`{}` on `{}` ({} ns/op{})",
+                        l.design,
+                        l.workload,
+                        ns(l.ns),
+                        if l.tied_with_next() { ", tied" } else { "" }
+                    )
+                })
+                .collect();
+            let they = if group.len() > 1 { "they" } else { "it" };
+            let twin = lines.iter().find(|l| l.workload == *twin_name).map_or_else(
+                || format!("`{twin_name}` was not run"),
+                |t| {
+                    format!(
+                        "on `{twin_name}`, the synthetic workload {they} resemble{}, `{}`",
+                        if group.len() > 1 { "" } else { "s" },
+                        t.design
+                    )
+                },
+            );
+            format!("{}; {twin}", each.join(", "))
         })
         .collect();
-    let twin = lines.iter().find(|l| l.workload == twin_name).map_or_else(
-        || format!("`{twin_name}` was not run"),
-        |t| {
-            format!(
-                "on `{twin_name}`, the synthetic workload they resemble, `{}`",
-                t.design
-            )
-        },
-    );
     Some(format!(
         "On the timers this machine's kernel really ran (the `real-` traces, small: read their \
-         intervals) the fastest exact design is {}; {twin}.",
-        each.join(", ")
+         intervals) the fastest exact design is {}.",
+        parts.join("; and ")
     ))
 }
 
@@ -882,7 +898,33 @@ mod tests {
         );
         assert!(
             found.ends_with(&format!(
-                "on `{twin}`, the synthetic workload they resemble, `b`."
+                "on `{twin}`, the synthetic workload it resembles, `b`."
+            )),
+            "{found}"
+        );
+        // Traces of different twins are each set beside their own.
+        let hrtimer = workloads::REAL_TRACES
+            .iter()
+            .find(|real| real.resembles != twin)
+            .expect("a trace of another twin");
+        let found = real_against_synthetic(&[
+            line(twin, "b"),
+            line(hrtimer.resembles, "c"),
+            line(workloads::REAL_TRACES[0].name, "a"),
+            line(hrtimer.name, "d"),
+        ])
+        .expect("a finding");
+        assert!(
+            found.contains(&format!(
+                "; on `{twin}`, the synthetic workload it resembles, `b`; and `d` on `{}`",
+                hrtimer.name
+            )),
+            "{found}"
+        );
+        assert!(
+            found.ends_with(&format!(
+                "on `{}`, the synthetic workload it resembles, `c`.",
+                hrtimer.resembles
             )),
             "{found}"
         );

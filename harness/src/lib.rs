@@ -13,7 +13,7 @@
 //! * [`select`]: command-line names and files to a validated selection.
 //! * [`output`]: the aggregation into result rows (the `schema` crate's), the checks before a run.
 //! * [`swap`]: a set of files written whole or not at all (staged, then renamed).
-//! * [`metadata`]: the run metadata.
+//! * [`metadata`]: the run metadata, with [`real_traces`], its entries of the real kernel traces.
 //! * [`stats`]: medians, their intervals, ratio intervals.
 //! * [`alloc`]: the counting global allocator (installed by the binary).
 //! * [`clock`]: the clock floor and clock source.
@@ -50,6 +50,7 @@ pub mod output;
 pub mod passes;
 pub mod plain;
 pub mod plan;
+pub mod real_traces;
 pub mod recorded;
 pub mod replay;
 pub mod run;

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::clock;
 use crate::memory::MemoryLatency;
 use crate::output::Floor;
+use crate::real_traces::RealTraceEntry;
 use crate::select::Selection;
 
 /// Crates whose versions affect what is measured or generated.
@@ -166,6 +167,9 @@ pub struct Metadata {
     /// The threaded mode's settings, when the run had it (`--threaded`).
     #[serde(skip_serializing_if = "Option::is_none")]
     threaded: Option<schema::ThreadedSettings>,
+    /// The run's real kernel traces; empty until
+    /// [`Metadata::with_real_traces`].
+    real_traces: Vec<RealTraceEntry>,
 }
 
 impl Metadata {
@@ -178,6 +182,15 @@ impl Metadata {
     /// wrote a `runs.csv` row for, measured or skipped.
     pub fn with_cells(self, cells: usize) -> Self {
         Self { cells, ..self }
+    }
+
+    /// The metadata with the run's real kernel traces, each with its twin
+    /// and both tapes' shapes, measured as the run replayed them.
+    pub fn with_real_traces(self, real_traces: Vec<RealTraceEntry>) -> Self {
+        Self {
+            real_traces,
+            ..self
+        }
     }
 
     /// Gathers the metadata of the run that started as `start` said.
@@ -247,6 +260,7 @@ impl Metadata {
                 })
                 .collect(),
             threaded: None,
+            real_traces: Vec::new(),
         }
     }
 }

@@ -27,7 +27,7 @@ use crate::output::{self, Floor, Key, Rows, TapeFacts};
 use crate::replay::{self, Driver};
 use crate::select::{self, Choice, WorkloadSource};
 use crate::wrap::{TERMINAL_WIDTH, wrap_words};
-use crate::{clock, stats, summary, sweeps, theory, threaded};
+use crate::{clock, real_traces, stats, summary, sweeps, theory, threaded};
 
 /// Default repetitions: the suite's one minimum ([`schema::MIN_REPETITIONS`]),
 /// the fewest for which the distribution-free interval of a median (min to
@@ -168,6 +168,7 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
     );
     let mut rows = Rows::new(&start.run_id);
     let mut overheads = Vec::new();
+    let mut real_shapes = real_traces::Shapes::wanted(&selection);
     for (index, source) in selection.workloads.iter().enumerate() {
         // The message names the workload by its place in the run, so that a
         // reader sees how many are left as well as the passes.
@@ -201,6 +202,7 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
             })?
             .with_max_ticks(config.max_ticks);
         let facts = tape_facts(&prepared);
+        real_shapes.measure(&prepared.tape);
         let plan_seed = replay::workload_seed(config.choice.seed, &workload);
         let settings = bench::Settings {
             driver,
@@ -303,7 +305,8 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
             .threaded
             .as_ref()
             .map(threaded::pass::Settings::recorded),
-    );
+    )
+    .with_real_traces(real_shapes.entries(&selection));
     let mut swapped = output::write_all(&out, &rows, &metadata).map_err(Failure::Run)?;
     if let Some(threaded_rows) = &threaded_rows {
         let written =

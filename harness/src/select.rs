@@ -145,6 +145,8 @@ pub struct Selection {
     pub algorithms: Vec<String>,
     /// Workloads, in the order given (built-ins in their fixed order).
     pub workloads: Vec<WorkloadSource>,
+    /// The committed kernel traces among the workloads, in their order.
+    pub reals: Vec<&'static RealTrace>,
 }
 
 impl Selection {
@@ -161,6 +163,7 @@ impl Selection {
         let algorithms = resolve_algorithms(algorithms, params, sweeps)?;
         let builtins = workloads::builtins(scale);
         let mut workloads = Vec::new();
+        let mut chosen_reals = Vec::new();
         let wants_builtins = !workload_names.is_empty() || files.is_empty();
         if wants_builtins {
             let (specs, reals) = resolve_builtins(workload_names, builtins)?;
@@ -175,6 +178,7 @@ impl Selection {
                 workloads.push(WorkloadSource::Trace {
                     tape: real.import()?.tape,
                 });
+                chosen_reals.push(real);
             }
         }
         for path in &files.specs {
@@ -211,6 +215,7 @@ impl Selection {
         Ok(Self {
             algorithms,
             workloads,
+            reals: chosen_reals,
         })
     }
 }

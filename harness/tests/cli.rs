@@ -1071,6 +1071,50 @@ fn a_raw_kernel_trace_is_imported_and_replayed() {
     assert!(!dir.join("bad").join("runs.csv").exists());
 }
 
+/// A run of a real trace writes it into the metadata's `real_traces` with
+/// its file, timer kind, twin and both shapes; without its twin in the run,
+/// the twin is null, which the strict reader accepts.
+#[test]
+fn a_real_trace_is_written_into_the_metadata_beside_its_twin() {
+    let dir = scratch("real-traces");
+    for (workloads, twin) in [
+        ("real-nginx-wrk-hrtimer,timeouts", Some("timeouts")),
+        ("real-nginx-wrk-hrtimer", None),
+    ] {
+        let out_dir = dir.join(workloads.replace(',', "+"));
+        let out = timerbench(&[
+            "run",
+            "--workloads",
+            workloads,
+            "--scale",
+            "small",
+            "--algorithms",
+            "binary-heap,sweep-wheel",
+            "--repeat",
+            "1",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let metadata = schema::read_metadata(&out_dir.join("metadata.json")).unwrap();
+        let [entry] = metadata.real_traces.as_slice() else {
+            panic!("one entry: {:?}", metadata.real_traces);
+        };
+        assert_eq!(entry.workload, "real-nginx-wrk-hrtimer");
+        assert_eq!(entry.file, "workloads/traces/nginx-wrk.txt.gz");
+        assert_eq!(entry.timers, "hrtimer");
+        assert_eq!(entry.resembles.as_deref(), twin);
+        assert_eq!(entry.twin_shape.is_some(), twin.is_some());
+        // The tape is the whole capture: most of its timers are cancelled,
+        // and its delays are in seconds at 1 µs ticks (a median under 1 s).
+        assert!(entry.shape.cancelled_share > 0.9, "{entry:?}");
+        assert!(
+            entry.shape.delay_p50_s.is_some_and(|s| s < 1.0),
+            "{entry:?}"
+        );
+    }
+}
+
 /// `make ab`'s script refuses bad settings before building anything.
 #[test]
 fn the_ab_recipe_refuses_bad_settings_before_building() {

@@ -11,7 +11,8 @@
 
 pub use schema::{
     AlgorithmEntry, ClockFloor, ComparisonRow, ContractCostRow, CountRow, CountsBuild, InputError,
-    LatencyRow, MemoryLatency, Metadata, ParamValue, PredictionRow, RepetitionRow, ReplayOverhead,
-    Results, RunRow, Statistics, SweepPoint, SystemEntry, ThreadedRow, ThreadedSettings,
-    ThroughputRow, VERDICTS, parse_csv, parse_metadata, read_predictions, read_results,
+    LatencyRow, MemoryLatency, Metadata, ParamValue, PredictionRow, RealTraceEntry, RepetitionRow,
+    ReplayOverhead, Results, RunRow, Statistics, SweepPoint, SystemEntry, TapeShape, ThreadedRow,
+    ThreadedSettings, ThroughputRow, VERDICTS, parse_csv, parse_metadata, read_predictions,
+    read_results,
 };

@@ -11,7 +11,7 @@
 //! Layers: [`input`] reads and checks the files (the one place that knows the
 //! schema), [`model`] indexes them, gives each algorithm its family, colour
 //! and marker, and sets the variant rows of parameter sweeps apart,
-//! [`summary`], [`parameters`], [`predicted`], [`threaded`] and [`tables`] compute the tables, [`charts`]
+//! [`summary`], [`parameters`], [`predicted`], [`threaded`], [`real`] and [`tables`] compute the tables, [`charts`]
 //! draws the SVGs, [`page`] assembles the documents and [`output`] writes the
 //! directory atomically.
 
@@ -23,6 +23,7 @@ pub mod output;
 pub mod page;
 pub mod parameters;
 pub mod predicted;
+pub mod real;
 pub mod summary;
 pub mod tables;
 pub mod threaded;

@@ -234,6 +234,9 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
     if let Some(section) = threaded_section(model) {
         out.push(section);
     }
+    if let Some(section) = real_section(model) {
+        out.push(section);
+    }
     out.push(Section {
         title: "Latency percentiles per workload".to_owned(),
         parts: std::iter::once(Part::Text(READ_LATENCY.to_owned()))
@@ -462,6 +465,43 @@ fn threaded_section(model: &Model) -> Option<Section> {
         parts,
     })
 }
+
+/// The real kernel traces beside their synthetic twins, when the run has
+/// real traces ([`crate::real`]).
+fn real_section(model: &Model) -> Option<Section> {
+    let parts = match crate::real::section(model)? {
+        crate::real::RealSection::Predates(sentence) => vec![Part::Text(sentence)],
+        crate::real::RealSection::Pairs(pairs) => {
+            let mut parts = vec![Part::Text(READ_REAL.to_owned())];
+            for pair in pairs {
+                parts.push(Part::Text(pair.heading));
+                parts.push(Part::Table(pair.shape));
+                parts.extend(pair.times.map(Part::Table));
+                if !pair.prose.is_empty() {
+                    parts.push(Part::Text(pair.prose));
+                }
+            }
+            parts
+        }
+    };
+    Some(Section {
+        title: crate::real::REAL_TITLE.to_owned(),
+        parts,
+    })
+}
+
+/// How to read the real traces' section.
+const READ_REAL: &str = "Each real trace (a capture of this machine's kernel timers, replayed as \
+    a workload) beside the synthetic built-in it resembles, its twin, from `metadata.json`'s \
+    `real_traces`. The first table is the two tapes' shapes as the workloads README measures them \
+    (cancelled: the cancels that found their timer pending, as a share of the inserts; re-armed: \
+    the reschedules' share of the operations; delays: a deadline minus the tick that set it, \
+    nearest-rank percentiles; peak pending: the most timers pending at once), each pair *near* \
+    when within a factor of 1.5 (two shares also when within a percentage point); the twin's \
+    tape is the one this run replayed, at its scale and seed. The second is every design measured on both: its all-in median \
+    ns per operation (the summary's figure) and its rank on each (1 is the fastest; ties share \
+    their mean rank), with Spearman's correlation of the two rankings (1: the same order, -1: the \
+    reverse). A trace's tape is small, so its figures carry more noise than the twin's.";
 
 /// This run against an earlier one, when the results have `comparison.csv`
 /// (`timerbench compare BASE NEW --save`).

@@ -711,3 +711,96 @@ fn crash_a_closed_or_full_stdout_ends_the_report_without_a_panic() {
     );
     assert_eq!(message.trim_end().lines().count(), 1, "{message}");
 }
+
+/// The shape `metadata.json`'s `real_traces` carries of one tape.
+fn tape_shape(cancelled: f64, p50_s: f64, peak: u64) -> serde_json::Value {
+    serde_json::json!({
+        "measured_ops": 30_000, "inserts": 700, "cancelled_share": cancelled,
+        "rescheduled_share": 0.96, "delay_p50_s": p50_s, "delay_p90_s": 0.204,
+        "delay_p99_s": 0.204, "delay_max_s": 60.0, "peak_pending": peak
+    })
+}
+
+#[test]
+fn a_real_trace_in_the_metadata_is_set_beside_its_twin_and_an_older_run_is_told_so() {
+    let results = copy_fixture("real");
+    let path = results.join("metadata.json");
+    let mut metadata: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    // The fixture has no real trace: `bimodal` stands in for one, `timeouts`
+    // for its twin.
+    metadata["real_traces"] = serde_json::json!([{
+        "workload": "bimodal", "file": "workloads/traces/a.txt.gz", "timers": "timer_list",
+        "resembles": "timeouts", "shape": tape_shape(0.677, 0.2, 142),
+        "twin_shape": tape_shape(0.95, 30.0, 10_105)
+    }]);
+    fs::write(&path, metadata.to_string()).unwrap();
+    let markdown = report_markdown(&results);
+    assert!(
+        markdown.contains("## Real kernel traces against their synthetic twins"),
+        "{markdown}"
+    );
+    assert!(markdown.contains(
+        "`bimodal` (timer_list timers of `workloads/traces/a.txt.gz`) beside its twin `timeouts`"
+    ));
+    assert!(
+        markdown.contains("| cancelled share | 67.7% | 95.0% | near |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| delay p50 | 200 ms | 30.0 s | off |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("Spearman's rho of the two rankings"),
+        "{markdown}"
+    );
+    // Prose is wrapped at 120 columns.
+    let prose = markdown.replace('\n', " ");
+    assert!(
+        prose.contains("The shape of `timeouts` was near `bimodal`'s in"),
+        "{markdown}"
+    );
+    assert!(
+        prose.contains("designs measured on both, the rankings"),
+        "{markdown}"
+    );
+
+    // A twin the run does not list is refused, naming the file and field.
+    metadata["real_traces"][0]["resembles"] = serde_json::json!("kernel-timeouts");
+    fs::write(&path, metadata.to_string()).unwrap();
+    assert_input_error(
+        &report(&results),
+        &[
+            "metadata.json",
+            "real_traces[0].resembles is `kernel-timeouts`",
+        ],
+    );
+
+    // A run with a `real-` workload and no list predates it.
+    let older = copy_fixture("real-older");
+    for file in [
+        "runs.csv",
+        "throughput.csv",
+        "latency.csv",
+        "repetitions.csv",
+        "counts.csv",
+    ] {
+        let path = older.join(file);
+        let text = fs::read_to_string(&path).unwrap();
+        fs::write(&path, text.replace(",sparse,", ",real-sparse,")).unwrap();
+    }
+    let path = older.join("metadata.json");
+    let text = fs::read_to_string(&path).unwrap();
+    fs::write(&path, text.replace("\"sparse\"", "\"real-sparse\"")).unwrap();
+    let markdown = report_markdown(&older);
+    let prose = markdown.replace('\n', " ");
+    assert!(
+        prose.contains("This run predates the metadata's list of real traces"),
+        "{markdown}"
+    );
+    assert!(prose.contains("(real-sparse)"), "{markdown}");
+    assert!(prose.contains("`make results`"), "{markdown}");
+    // The fixture as it is has no real trace, and no such section.
+    assert!(!report_markdown(&copy_fixture("no-real")).contains("Real kernel traces"));
+}

@@ -69,15 +69,11 @@ impl TableRow<'static> {
             models: trace.description,
             source: REAL_SOURCE,
             shape: Shape::of(&import.tape),
-            ticks_per_second: Tick::from(import.summary.hz.unwrap_or(DEFAULT_TRACE_HZ)),
+            ticks_per_second: trace.ticks_per_second(),
             resembles: Some(trace.resembles),
         }
     }
 }
-
-/// The ticks a second of a committed trace whose header names no HZ: the
-/// captures' `CONFIG_HZ`.
-const DEFAULT_TRACE_HZ: u32 = 250;
 
 /// The generated block, markers included, for the built-ins and their tapes'
 /// shapes at `seed`: a table of what each models and its source, then a
@@ -125,7 +121,7 @@ pub fn builtin_table(rows: &[TableRow<'_>], seed: u64) -> String {
              operations. *Delay*: a deadline minus the tick of the insert or reschedule that \
              set it, over the measured ones, as a time at the workload's tick (1 ms by \
              convention; 20 µs in `ratas-connections`, as in ratas; a jiffy, 4 ms at HZ=250, in \
-             the `real-` traces) (nearest-rank percentiles). \
+             the `real-` traces, and 1 µs in their `-hrtimer` tapes) (nearest-rank percentiles). \
              *Peak pending*: the most timers pending at once, the prefill included, each \
              firing at its deadline. Computed by `workloads::Shape::of` from the tape.\n"
         + END_MARKER

@@ -38,7 +38,8 @@
 //! Modules: [`files`] (names, version, sets), [`error`], [`check`] (checks
 //! beyond parsing), a module per file's row type ([`runs`], [`throughput`],
 //! [`repetitions`], [`latency`], [`contract_cost`], [`predictions`],
-//! [`threaded`], [`counts`], [`comparison`]), [`metadata`], [`interval`] (a
+//! [`threaded`], [`counts`], [`comparison`]), [`metadata`] (with
+//! [`real_traces`], its entries of the real traces), [`interval`] (a
 //! median and its interval), [`parse`] (one file's text into rows),
 //! [`consistency`] (the checks across a run's files), [`interrupted`] (a swap
 //! a writer did not finish),
@@ -58,6 +59,7 @@ pub mod metadata;
 pub mod parse;
 pub mod predictions;
 pub mod reader;
+pub mod real_traces;
 pub mod repetitions;
 pub mod run_ids;
 pub mod runs;
@@ -96,6 +98,7 @@ pub use metadata::{
 pub use parse::{parse_csv, parse_csv_lined, read_csv, read_csv_lined, read_optional_csv};
 pub use predictions::PredictionRow;
 pub use reader::{Results, RunFiles, read_predictions, read_results};
+pub use real_traces::{RealTraceEntry, TapeShape};
 pub use repetitions::{PASS_WHOLE, RepetitionRow};
 pub use run_ids::mixed_runs;
 pub use runs::{RunRow, STATUS_OK, STATUS_SKIPPED};

@@ -3,14 +3,15 @@
 //!
 //! The version is checked before any other field, so that a file of another
 //! layout is refused for its version rather than for a field it lacks. Fields
-//! added after the first runs (`run_id`, `systems`, `memory_latency_ns`,
+//! added after the first runs (`run_id`, `systems`, `real_traces`, `memory_latency_ns`,
 //! the sweep fields of an algorithm, the build facts) may be absent, and
 //! read as absent; the fields every run has always written must be there.
 //! Fields no reader needs are ignored, so the harness may record more.
 //!
 //! The sweep fields are checked beyond parsing: a variant row must name the
 //! design, parameter and value it is a point of, or a reader could not place
-//! it; a design's default row cannot be a variant.
+//! it; a design's default row cannot be a variant. The real traces' entries
+//! must name workloads of the run (`real_traces`).
 //!
 //! The harness writes the file (its `metadata` module gathers the facts from
 //! the registry, the clock and the machine); this module is what every reader
@@ -25,6 +26,7 @@ use crate::counts::CountsBuild;
 use crate::error::InputError;
 use crate::files::{SCHEMA_VERSION, VERSION_COLUMN};
 use crate::parse::{json_error, read_text};
+use crate::real_traces::{RealTraceEntry, check_real_traces};
 
 /// An algorithm as `metadata.json` lists it.
 #[derive(Clone, Debug, Deserialize)]
@@ -260,6 +262,10 @@ pub struct Metadata {
     /// before the list was written into the metadata).
     #[serde(default)]
     pub systems: Vec<SystemEntry>,
+    /// The real kernel traces of the run, each with its synthetic twin and
+    /// both tapes' shapes (empty in results made before the field).
+    #[serde(default)]
+    pub real_traces: Vec<RealTraceEntry>,
     /// The threaded mode's settings (`None` in a run without `--threaded`,
     /// and in results made before the metadata recorded them).
     #[serde(default)]
@@ -371,6 +377,8 @@ pub fn parse_metadata(path: &Path, text: &str) -> Result<Metadata, InputError> {
         )
     })?;
     check_sweeps(&metadata.algorithms).map_err(|message| InputError::new(path, None, message))?;
+    check_real_traces(&metadata.real_traces, &metadata.workloads)
+        .map_err(|message| InputError::new(path, None, message))?;
     Ok(metadata)
 }
 
