@@ -497,7 +497,8 @@ const READ_REAL: &str = "Each real trace (a capture of this machine's kernel tim
     (cancelled: the cancels that found their timer pending, as a share of the inserts; re-armed: \
     the reschedules' share of the operations; delays: a deadline minus the tick that set it, \
     nearest-rank percentiles; peak pending: the most timers pending at once), each pair *near* \
-    when within a factor of 1.5 (two shares also when within a percentage point); the twin's \
+    when within a factor of 1.5 (a share only when what is left of it is too, so 68% and 96% are \
+    not; and two shares within a percentage point always are); the twin's \
     tape is the one this run replayed, at its scale and seed. The second is every design measured on both: its all-in median \
     ns per operation (the summary's figure) and its rank on each (1 is the fastest; ties share \
     their mean rank), with Spearman's correlation of the two rankings (1: the same order, -1: the \

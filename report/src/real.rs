@@ -8,9 +8,11 @@
 //!
 //! * **The shape**: the two tapes' cancelled and re-armed shares, delay
 //!   percentiles and peak pending, as the metadata carries them, each pair
-//!   called *near* when within [`NEAR_FACTOR`] of each other (two shares
-//!   also when within [`NEAR_SHARE`], a percentage point: 0.1% and none
-//!   are alike). The tape's size is shown, not judged.
+//!   called *near* when within [`NEAR_FACTOR`] of each other. A share is
+//!   held to that on both sides, the share and what is left of it, so that
+//!   68% and 96% cancelled, whose remainders are 32% and 4%, are not near;
+//!   and two shares within [`NEAR_SHARE`], a percentage point, are (0.1%
+//!   and none are alike). The tape's size is shown, not judged.
 //! * **The times and the ranking**: every design's all-in median ns per
 //!   operation (the summary's figure) on both workloads, its rank on each,
 //!   and Spearman's correlation of the two rankings (the threaded section's
@@ -152,15 +154,17 @@ struct Figure {
 }
 
 impl Figure {
-    /// Whether the two values are within [`NEAR_FACTOR`] (or both zero);
-    /// `None` when one is missing.
+    /// Whether the two values are within [`NEAR_FACTOR`] (or both zero; a
+    /// share and its remainder both); `None` when one is missing.
     fn near(&self) -> Option<bool> {
         if self.name == SIZE_FIGURE {
             return None;
         }
         let (a, b) = (self.real.as_ref()?.0, self.twin.as_ref()?.0);
-        let share = self.name.ends_with(SHARE_SUFFIX);
-        Some(near(a, b) || (share && (a - b).abs() <= NEAR_SHARE))
+        if !self.name.ends_with(SHARE_SUFFIX) {
+            return Some(near(a, b));
+        }
+        Some((near(a, b) && near(1.0 - a, 1.0 - b)) || (a - b).abs() <= NEAR_SHARE)
     }
 }
 
@@ -440,6 +444,9 @@ mod tests {
         };
         assert_eq!(share(0.001, 0.0).near(), Some(true));
         assert_eq!(share(0.02, 0.0).near(), Some(false));
+        // Near by the factor, far by what is left: 32% against 4% uncancelled.
+        assert_eq!(share(0.677, 0.960).near(), Some(false));
+        assert_eq!(share(0.40, 0.50).near(), Some(true));
     }
 
     #[test]
