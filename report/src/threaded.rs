@@ -250,6 +250,7 @@ pub fn spearman(a: &[f64], b: &[f64]) -> Option<f64> {
 /// Each design's rank on one workload single-threaded and under each
 /// threaded (sharing, producer count), for [`ranking_table`] and
 /// [`ranking_moves`].
+#[derive(Clone, Debug)]
 pub struct Ranking<'a> {
     /// The designs measured both ways, in the file's order.
     pub algorithms: Vec<&'a str>,
@@ -376,11 +377,17 @@ pub fn ranking_table(ranking: &Ranking<'_>) -> Table {
 /// How many designs [`ranking_moves`] names.
 const MOVERS_NAMED: usize = 3;
 
+/// The sharing whose producers only push onto the timer thread's queues:
+/// their operation is the same whatever the design, so a rank by it is the
+/// draw's order, and [`ranking_moves`] reads no move from it.
+const PUSH_ONLY_SHARING: &str = "handoff";
+
 /// The sentence on which designs move most between the single-threaded
 /// ranking and the threaded ones: up to [`MOVERS_NAMED`] designs, each with
 /// the (sharing, producer count) where its place differs most, its place
 /// there and single-threaded, and by how many places; or that no design
-/// changes place.
+/// changes place. Columns of [`PUSH_ONLY_SHARING`] are left out, and the
+/// sentence says why.
 pub fn ranking_moves(ranking: &Ranking<'_>) -> String {
     let single_ranks = ranking.single_ranks();
     let threaded_ranks = ranking.threaded_ranks();
@@ -389,6 +396,9 @@ pub fn ranking_moves(ranking: &Ranking<'_>) -> String {
         .map(|design| {
             let mut best = (0.0, design, 0);
             for (column, ranks) in threaded_ranks.iter().enumerate() {
+                if ranking.columns[column].0 == PUSH_ONLY_SHARING {
+                    continue;
+                }
                 let shift = (ranks[design] - single_ranks[design]).abs();
                 if shift > best.0 {
                     best = (shift, design, column);
@@ -414,13 +424,35 @@ pub fn ranking_moves(ranking: &Ranking<'_>) -> String {
             )
         })
         .collect();
+    let pushes = ranking
+        .columns
+        .iter()
+        .any(|(sharing, _)| *sharing == PUSH_ONLY_SHARING);
+    let caveat = if pushes {
+        format!(
+            " Under {PUSH_ONLY_SHARING} a producer's operation is a push onto the timer thread's \
+             queue, the same whatever the design, so its ranks are the draw's order and no move \
+             is read from them."
+        )
+    } else {
+        String::new()
+    };
     if named.is_empty() {
-        return "No design changes place between the single-threaded ranking and any threaded \
-                one."
-            .to_owned();
+        return format!(
+            "No design changes place between the single-threaded ranking and a threaded one where \
+             the producers run the design.{caveat}"
+        );
+    }
+    let mut running: Vec<&str> = Vec::new();
+    for (sharing, _) in &ranking.columns {
+        if *sharing != PUSH_ONLY_SHARING && !running.contains(sharing) {
+            running.push(sharing);
+        }
     }
     format!(
-        "The designs that move most between the single-threaded ranking and a threaded one: {}.",
+        "The designs that move most between the single-threaded ranking and a threaded one where \
+         the producers run the design ({}): {}.{caveat}",
+        running.join(", "),
         named.join("; ")
     )
 }
@@ -541,8 +573,20 @@ mod tests {
         assert_eq!(
             ranking_moves(&ranking),
             "The designs that move most between the single-threaded ranking and a threaded \
-             one: y (place 2 single-threaded, 3 under locked P=1: 1 place); z (place 3 \
-             single-threaded, 2 under locked P=1: 1 place)."
+             one where the producers run the design (locked): y (place 2 single-threaded, 3 \
+             under locked P=1: 1 place); z (place 3 single-threaded, 2 under locked P=1: 1 \
+             place)."
+        );
+        // Under handoff the producers only push: its ranks move nothing.
+        let pushes = Ranking {
+            columns: vec![("handoff", 1)],
+            ..ranking.clone()
+        };
+        let said = ranking_moves(&pushes);
+        assert!(said.starts_with("No design changes place"), "{said}");
+        assert!(
+            said.contains("Under handoff a producer's operation is a push"),
+            "{said}"
         );
         let same = Ranking {
             threaded: vec![ranking.single.clone()],
