@@ -528,6 +528,23 @@ pub const HEAVY_WORK_PER_OP: f64 = 100.0;
 /// median alone: no interval, and it ties with nothing (it is never near the
 /// best, which is why it is heavy).
 pub const HEAVY_REPEAT: u32 = 3;
+/// Batched passes of a heavy contender (when fewer are asked, those): its
+/// per-kind split is a figure without an interval either way, and each pass
+/// of a heavy cell costs seconds, so one stands for it; `runs.csv` records
+/// it (`batched_repetitions`).
+pub const HEAVY_BATCHED: u32 = 1;
+
+/// The batched passes of a contender that asks for `asked` of them (`None`:
+/// it runs none) and was given `repeat` of the `requested` whole passes:
+/// [`HEAVY_BATCHED`] for a heavy one (the only kind given fewer than
+/// requested), else as many as asked, at most one per whole pass.
+pub fn batched_passes(asked: Option<u32>, requested: u32, repeat: u32) -> u32 {
+    match asked {
+        None => 0,
+        Some(asked) if repeat < requested => asked.min(HEAVY_BATCHED),
+        Some(asked) => asked.min(repeat),
+    }
+}
 
 /// Steps of work per measured operation, from an algorithm's counters.
 pub fn work_per_op(counters: &Counters, measured_ops: usize) -> f64 {
@@ -943,11 +960,8 @@ pub fn run_contenders(
         .iter()
         .map(|&i| {
             let repeat = contenders[i].repetitions(settings.repeat);
-            let batched = if contenders[i].batched() {
-                settings.batched_repeat.min(repeat)
-            } else {
-                0
-            };
+            let batched = contenders[i].batched().then_some(settings.batched_repeat);
+            let batched = batched_passes(batched, settings.repeat, repeat);
             Ask { batched, repeat }
         })
         .collect();
@@ -991,6 +1005,19 @@ pub fn quantile(histogram: &Histogram<u64>, q: f64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_heavy_contender_runs_one_batched_pass() {
+        // Asked 3 of 6: a contender given its 6 runs 3, a heavy one (3 of 6) 1,
+        // a sweep point none.
+        assert_eq!(batched_passes(Some(3), 6, 6), 3);
+        assert_eq!(batched_passes(Some(3), 6, HEAVY_REPEAT), HEAVY_BATCHED);
+        assert_eq!(batched_passes(None, 6, 6), 0);
+        // Fewer asked than that stand; more than the whole passes do not.
+        assert_eq!(batched_passes(Some(2), 2, 2), 2);
+        assert_eq!(batched_passes(Some(9), 6, 6), 6);
+        assert_eq!(batched_passes(Some(0), 6, 3), 0);
+    }
     use crate::passes::Kind;
     use algorithms::binary_heap::IndexedBinaryHeap;
     use algorithms::linux_wheel::LinuxWheel;

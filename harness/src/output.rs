@@ -317,6 +317,7 @@ impl Rows {
             bucket_expirations: counted(Counter::BucketExpirations),
             insert_scan_steps: counted(Counter::InsertScanSteps),
             reschedule_scan_steps: counted(Counter::RescheduleScanSteps),
+            batched_repetitions: m.map(|m| m.batched.len() as u64),
             peak_bytes: m.map(|m| m.peak_bytes),
             bytes_per_pending: m.map(|m| m.peak_bytes as f64 / m.max_pending.max(1) as f64),
             allocs_measured: m.map(|m| m.allocs_measured),

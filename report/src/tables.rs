@@ -984,7 +984,7 @@ pub fn metadata_table(model: &Model) -> Table {
             match m.batched_repetitions {
                 Some(batched) if batched < m.repetitions => format!(
                     "{} whole passes per cell and {batched} batched ones (the per-kind split) \
-                     spread among them, interleaved; fewer for a heavy cell",
+                     spread among them, interleaved; a heavy cell runs 3 and 1",
                     m.repetitions
                 ),
                 _ => format!("{} per timed pass, interleaved", m.repetitions),

@@ -235,8 +235,10 @@ pub fn pass_key(row: &RepetitionRow) -> PassKey<'_> {
 /// not one per repetition `runs.csv` gives it, numbered from 0.
 ///
 /// A whole pass is run once per repetition. A batched pass is run once per
-/// repetition too, or, when the metadata says how many batched passes a
-/// cell ran (`batched_repetitions`), that many, at most one per repetition.
+/// repetition too, or, when `runs.csv` says how many batched passes the cell
+/// ran (its `batched_repetitions`, which a heavy cell's differs in), that
+/// many, or else when the metadata says how many each cell ran, that many,
+/// at most one per repetition.
 pub fn check_repetition_counts(
     dir: &Path,
     runs: &[RunRow],
@@ -247,6 +249,16 @@ pub fn check_repetition_counts(
         .iter()
         .filter(|r| r.is_ok())
         .map(|r| ((r.algorithm.as_str(), r.workload.as_str()), r.repetitions))
+        .collect();
+    let batched_of: BTreeMap<(&str, &str), u64> = runs
+        .iter()
+        .filter(|r| r.is_ok())
+        .filter_map(|r| {
+            Some((
+                (r.algorithm.as_str(), r.workload.as_str()),
+                r.batched_repetitions?,
+            ))
+        })
         .collect();
     // (algorithm, workload, pass, operation) -> rows and the last row's index.
     let mut counts: BTreeMap<(&str, &str, &str, &str), (u64, usize)> = BTreeMap::new();
@@ -274,8 +286,13 @@ pub fn check_repetition_counts(
         let Some(Some(repetitions)) = promised.get(&(algorithm, workload)) else {
             continue;
         };
-        let (expected, promise) = match batched_repetitions {
-            Some(batched) if pass != PASS_WHOLE => (
+        let cell_batched = batched_of.get(&(algorithm, workload)).copied();
+        let (expected, promise) = match (cell_batched, batched_repetitions) {
+            (Some(batched), _) if pass != PASS_WHOLE => (
+                batched,
+                format!("{RUNS_FILE} says the cell ran {batched} batched passes"),
+            ),
+            (None, Some(batched)) if pass != PASS_WHOLE => (
                 batched.min(*repetitions),
                 format!(
                     "{METADATA_FILE} says each cell ran {batched} batched passes and {RUNS_FILE} \

@@ -108,6 +108,10 @@ pub struct RunRow {
     /// files made before reschedule walks were counted apart from inserts',
     /// which counted them in `insert_scan_steps`).
     pub reschedule_scan_steps: Option<u64>,
+    /// Batched passes of the cell (the per-kind split): the run's
+    /// `batched_repetitions`, one for a heavy cell, none for a sweep point
+    /// (absent in files made before it was recorded per cell).
+    pub batched_repetitions: Option<u64>,
     /// The run that wrote the row (empty in files made before run ids).
     #[serde(default)]
     pub run_id: String,

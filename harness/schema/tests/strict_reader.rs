@@ -357,3 +357,28 @@ fn batched_passes_are_counted_against_the_metadata_batched_repetitions() {
         "{error}"
     );
 }
+
+#[test]
+fn a_cell_batched_count_in_runs_is_what_its_batched_passes_are_counted_against() {
+    // Each cell of the fixture ran 3 batched passes; a `runs.csv` that gives
+    // each cell its count (as a run with heavy cells does) is held to it.
+    let with = |batched: u64| {
+        damaged(RUNS_FILE, |t| {
+            let mut lines = t.lines();
+            let mut out = format!("{},batched_repetitions\n", lines.next().unwrap());
+            for line in lines {
+                out.push_str(&format!("{line},{batched}\n"));
+            }
+            out
+        })
+    };
+    let dir = with(3);
+    RunFiles::read(&dir).unwrap();
+    let _ = fs::remove_dir_all(&dir);
+    let error = refused(&with(1), REPETITIONS_FILE);
+    assert!(
+        error.message.contains("3 batched passes")
+            && error.message.contains("says the cell ran 1 batched passes"),
+        "{error}"
+    );
+}
