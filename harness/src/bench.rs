@@ -1006,6 +1006,12 @@ pub fn quantile(histogram: &Histogram<u64>, q: f64) -> u64 {
 mod tests {
     use super::*;
 
+    use crate::passes::Kind;
+    use algorithms::binary_heap::IndexedBinaryHeap;
+    use algorithms::linux_wheel::LinuxWheel;
+    use algorithms::sorted_list::SortedList;
+    use workloads::Scale;
+
     #[test]
     fn a_heavy_contender_runs_one_batched_pass() {
         // Asked 3 of 6: a contender given its 6 runs 3, a heavy one (3 of 6) 1,
@@ -1018,11 +1024,6 @@ mod tests {
         assert_eq!(batched_passes(Some(9), 6, 6), 6);
         assert_eq!(batched_passes(Some(0), 6, 3), 0);
     }
-    use crate::passes::Kind;
-    use algorithms::binary_heap::IndexedBinaryHeap;
-    use algorithms::linux_wheel::LinuxWheel;
-    use algorithms::sorted_list::SortedList;
-    use workloads::Scale;
 
     /// Implements `TimerQueue` for a test wrapper around an `IndexedBinaryHeap`
     /// by handing every call to the heap: the wrappers differ only in their

@@ -10,7 +10,6 @@ use serde::Serialize;
 use crate::clock;
 use crate::memory::MemoryLatency;
 use crate::output::Floor;
-use crate::real_traces::RealTraceEntry;
 use crate::select::Selection;
 
 /// Crates whose versions affect what is measured or generated.
@@ -169,7 +168,7 @@ pub struct Metadata {
     threaded: Option<schema::ThreadedSettings>,
     /// The run's real kernel traces; empty until
     /// [`Metadata::with_real_traces`].
-    real_traces: Vec<RealTraceEntry>,
+    real_traces: Vec<schema::RealTraceEntry>,
 }
 
 impl Metadata {
@@ -186,7 +185,7 @@ impl Metadata {
 
     /// The metadata with the run's real kernel traces, each with its twin
     /// and both tapes' shapes, measured as the run replayed them.
-    pub fn with_real_traces(self, real_traces: Vec<RealTraceEntry>) -> Self {
+    pub fn with_real_traces(self, real_traces: Vec<schema::RealTraceEntry>) -> Self {
         Self {
             real_traces,
             ..self

@@ -541,7 +541,7 @@ impl Rows {
                         min: row.min_ns?,
                         max: row.max_ns?,
                     },
-                    tied_with_best: row.tied_with_best.unwrap_or(false),
+                    tied_with_best: row.tie().unwrap_or(false),
                 })
             })
     }

@@ -17,52 +17,26 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use schema::{RealTraceEntry, TapeShape};
 use workloads::{RealTrace, Shape, Tick};
 
 use crate::select::Selection;
 
-/// One real trace of the run, as `metadata.json` carries it.
-#[derive(Debug, Serialize)]
-pub struct RealTraceEntry {
-    workload: &'static str,
-    file: &'static str,
-    timers: String,
-    resembles: Option<&'static str>,
-    shape: TapeShape,
-    twin_shape: Option<TapeShape>,
-}
-
-/// A tape's shape with its delays in seconds.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct TapeShape {
-    measured_ops: u64,
-    inserts: u64,
-    cancelled_share: f64,
-    rescheduled_share: f64,
-    delay_p50_s: Option<f64>,
-    delay_p90_s: Option<f64>,
-    delay_p99_s: Option<f64>,
-    delay_max_s: Option<f64>,
-    peak_pending: u64,
-}
-
-impl TapeShape {
-    /// `shape` of a tape of `ticks_per_second` ticks a second.
-    pub fn of(shape: &Shape, ticks_per_second: Tick) -> Self {
-        let seconds = |ticks: Tick| ticks as f64 / ticks_per_second.max(1) as f64;
-        let delays = shape.delays;
-        Self {
-            measured_ops: shape.measured_ops as u64,
-            inserts: shape.inserts as u64,
-            cancelled_share: shape.cancelled(),
-            rescheduled_share: shape.rescheduled(),
-            delay_p50_s: delays.map(|d| seconds(d.p50)),
-            delay_p90_s: delays.map(|d| seconds(d.p90)),
-            delay_p99_s: delays.map(|d| seconds(d.p99)),
-            delay_max_s: delays.map(|d| seconds(d.max)),
-            peak_pending: shape.peak_pending as u64,
-        }
+/// `shape` of a tape of `ticks_per_second` ticks a second, as the metadata
+/// carries it (the schema's type, which the report reads).
+pub fn tape_shape(shape: &Shape, ticks_per_second: Tick) -> TapeShape {
+    let seconds = |ticks: Tick| ticks as f64 / ticks_per_second.max(1) as f64;
+    let delays = shape.delays;
+    TapeShape {
+        measured_ops: shape.measured_ops as u64,
+        inserts: shape.inserts as u64,
+        cancelled_share: shape.cancelled(),
+        rescheduled_share: shape.rescheduled(),
+        delay_p50_s: delays.map(|d| seconds(d.p50)),
+        delay_p90_s: delays.map(|d| seconds(d.p90)),
+        delay_p99_s: delays.map(|d| seconds(d.p99)),
+        delay_max_s: delays.map(|d| seconds(d.max)),
+        peak_pending: shape.peak_pending as u64,
     }
 }
 
@@ -94,7 +68,7 @@ impl Shapes {
     /// Measures `tape` if its workload is wanted.
     pub fn measure(&mut self, tape: &workloads::Tape) {
         if let Some(&per_second) = self.wanted.get(&tape.name) {
-            let shape = TapeShape::of(&Shape::of(tape), per_second);
+            let shape = tape_shape(&Shape::of(tape), per_second);
             self.measured.insert(tape.name.clone(), shape);
         }
     }
@@ -110,10 +84,10 @@ impl Shapes {
                 let twin = twin_spec(selection, real)
                     .and_then(|twin| Some((twin.name(), *self.measured.get(twin.name())?)));
                 Some(RealTraceEntry {
-                    workload: real.name,
-                    file: real.file,
+                    workload: real.name.to_owned(),
+                    file: real.file.to_owned(),
                     timers: real.timers.to_string(),
-                    resembles: twin.map(|_| real.resembles),
+                    resembles: twin.map(|_| real.resembles.to_owned()),
                     shape,
                     twin_shape: twin.map(|(_, shape)| shape),
                 })
@@ -151,14 +125,14 @@ mod tests {
             }),
             peak_pending: 3,
         };
-        let at_hz = TapeShape::of(&shape, 250);
+        let at_hz = tape_shape(&shape, 250);
         assert_eq!(at_hz.delay_p50_s, Some(0.2));
         assert_eq!(at_hz.delay_max_s, Some(4.0));
         assert_eq!(at_hz.cancelled_share, 0.5);
         assert_eq!(at_hz.rescheduled_share, 0.5);
-        let at_us = TapeShape::of(&shape, 1_000_000);
+        let at_us = tape_shape(&shape, 1_000_000);
         assert_eq!(at_us.delay_p90_s, Some(0.000_25));
-        let none = TapeShape::of(
+        let none = tape_shape(
             &Shape {
                 delays: None,
                 ..shape

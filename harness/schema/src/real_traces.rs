@@ -20,10 +20,12 @@
 
 use std::collections::BTreeSet;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-/// One real trace of the run (`metadata.json`'s `real_traces`).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+/// One real trace of the run (`metadata.json`'s `real_traces`). The harness
+/// writes it with this type, so that writer and reader spell its fields
+/// alike.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RealTraceEntry {
     /// The workload's name, as `workloads` lists it.
     pub workload: String,
@@ -44,7 +46,7 @@ pub struct RealTraceEntry {
 
 /// What a tape holds, as `workloads::Shape` measures it, in units a reader
 /// needs no tick to read.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TapeShape {
     /// Operations in the measured phase.
     pub measured_ops: u64,

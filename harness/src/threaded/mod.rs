@@ -289,17 +289,9 @@ fn run_locked<Q: Algorithm + TimerQueue<Payload> + Send>(
     let began = Instant::now();
     let (logs, duty) = std::thread::scope(|scope| {
         let timer = scope.spawn(|| locked::timer_thread(&shared, &gate, end));
-        let workers: Vec<_> = scripts
-            .iter()
-            .map(|script| {
-                let mut front = locked::LockedFront::new(shared.clone(), producers, timers);
-                let gate = &gate;
-                scope.spawn(move || {
-                    produce(&mut front, script, gate, producers, timers, config.saturate)
-                })
-            })
-            .collect();
-        let logs: Vec<ProducerLog> = workers.into_iter().map(join).collect();
+        let logs = run_producers(scope, scripts, &gate, config, timers, || {
+            locked::LockedFront::new(shared.clone(), producers, timers)
+        });
         (logs, join(timer))
     });
     let queued = shared.queued();
@@ -321,17 +313,9 @@ fn run_handoff<Q: Algorithm + TimerQueue<Payload>>(
         // crosses a thread.
         let timer = scope
             .spawn(|| handoff::timer_thread(&handoff, || fresh::<Q>(config.presize), &gate, end));
-        let workers: Vec<_> = scripts
-            .iter()
-            .map(|script| {
-                let mut front = handoff.front::<Q>();
-                let gate = &gate;
-                scope.spawn(move || {
-                    produce(&mut front, script, gate, producers, timers, config.saturate)
-                })
-            })
-            .collect();
-        let logs: Vec<ProducerLog> = workers.into_iter().map(join).collect();
+        let logs = run_producers(scope, scripts, &gate, config, timers, || {
+            handoff.front::<Q>()
+        });
         (logs, join(timer))
     });
     (logs, vec![duty], queued, since(began))
@@ -369,6 +353,34 @@ fn run_sharded<Q: Algorithm + TimerQueue<Payload>>(
     let queued = results.iter().map(|r| r.2).sum();
     let (logs, duties) = results.into_iter().map(|(l, d, _)| (l, d)).unzip();
     (logs, duties, queued, since(began))
+}
+
+/// Starts a producer thread per script, each with a front `make` builds
+/// (on this thread, in script order), and returns their logs once all have
+/// ended: the producers' side of the `locked` and `handoff` sharings, whose
+/// timer thread the caller starts first.
+fn run_producers<'scope, 'env, F>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    scripts: &'env [script::Script],
+    gate: &'env pace::StartGate,
+    config: &'env Config,
+    timers: u32,
+    mut make: impl FnMut() -> F,
+) -> Vec<ProducerLog>
+where
+    F: producer::Front + Send + 'scope,
+{
+    let producers = scripts.len();
+    let workers: Vec<_> = scripts
+        .iter()
+        .map(|script| {
+            let mut front = make();
+            scope.spawn(move || {
+                produce(&mut front, script, gate, producers, timers, config.saturate)
+            })
+        })
+        .collect();
+    workers.into_iter().map(join).collect()
 }
 
 /// Joins a thread of the run, passing on its panic.
