@@ -27,20 +27,24 @@ use crate::output::{self, Floor, Key, Rows, TapeFacts};
 use crate::replay::{self, Driver};
 use crate::select::{self, Choice, WorkloadSource};
 use crate::wrap::{TERMINAL_WIDTH, wrap_words};
-use crate::{clock, real_traces, stats, summary, sweeps, theory, threaded};
+use crate::{clock, real_traces, sampled, stats, summary, theory, threaded};
 
 /// Default repetitions: the suite's one minimum ([`schema::MIN_REPETITIONS`]),
 /// the fewest for which the distribution-free interval of a median (min to
 /// max) covers at least 95% (1 - 2/64 = 96.9%).
 pub const DEFAULT_REPEAT: u32 = schema::MIN_REPETITIONS as u32;
 
-/// Default batched passes of a cell: three, spread over its six blocks
-/// (`plan::has_batched`). The per-kind split they give is a secondary
+/// Default batched passes of a cell: one, in its last block
+/// (`plan::has_batched`). The per-kind split it gives is a secondary
 /// figure (the headline, every rank, tie and verdict use the whole passes),
-/// and a batched pass costs as much as a whole one or more, so halving them
-/// takes about a fifth off a run. Three are below the minimum of
-/// repetitions, so the split's medians stand without an interval.
-pub const DEFAULT_BATCHED_REPEAT: u32 = 3;
+/// shown as a median without an interval at any count below the minimum of
+/// repetitions, as the latency pass's percentiles are from their one pass. A
+/// batched pass costs as much as a whole one or more, so each one more adds
+/// about a tenth to a run; a pass disturbed by the host is caught by the
+/// split's check against the whole passes' median (`batch_over_whole`,
+/// flagged `consistent = false` beyond 15%), and `--batched-repeat` gives a
+/// median of more.
+pub const DEFAULT_BATCHED_REPEAT: u32 = 1;
 
 /// Where a run writes when not told (`--out`): a new directory per run under
 /// this one, git-ignored, so the committed reference run in `results/` is
@@ -97,9 +101,10 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
     // written, and so is everything about the output directory that could
     // fail the run at its end.
     let selection = config.choice.resolve(true).map_err(Failure::Input)?;
-    // The compiled sweep points came with everything else (neither
-    // --algorithms nor --param): they run on the sweep workloads only.
-    let sweeps_by_default = config.choice.algorithms.is_empty() && config.choice.params.is_empty();
+    // The sampled rows (sweep points, crate adapters) came with everything
+    // else (neither --algorithms nor --param): they run on the sample
+    // workloads only.
+    let sampled_by_default = config.choice.algorithms.is_empty() && config.choice.params.is_empty();
     if driver == Driver::Tick {
         select::check_tick_driver(&selection, config.max_ticks).map_err(Failure::Input)?;
     }
@@ -227,7 +232,7 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
             }
             progress.inc(1);
         };
-        let rows_here = sweeps::rows_on(&selection.algorithms, &workload, sweeps_by_default);
+        let rows_here = sampled::rows_on(&selection.algorithms, &workload, sampled_by_default);
         let result = bench::run_workload(&prepared, &rows_here, settings, &mut on_step)
             .map_err(|mismatch| {
                 progress.abandon();

@@ -144,6 +144,13 @@ macro_rules! fixture_results {
     }};
 }
 
+/// The checked-in fixture's files (a small-scale run,
+/// `report/tests/fixture/`), for a unit test that changes them first.
+#[cfg(test)]
+pub(crate) fn fixture_files() -> input::Results {
+    fixture_results!("fixture")
+}
+
 /// The checked-in fixture (a small-scale run, `report/tests/fixture/`) as a
 /// model, for the unit tests.
 #[cfg(test)]

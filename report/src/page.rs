@@ -79,11 +79,68 @@ const READ_SUMMARY: &str = "The all-in median: the whole pass's time over all ti
     run above the algorithm's pending limit, not a zero. Absolute times move with the host's load \
     (the run table gives the steal time): compare within a column.";
 
+/// What the summary tables say of the crate adapters that ran on fewer
+/// workloads than the rest: a default run measures the adapter of a crate
+/// that also runs through its own API on a sample of workloads only
+/// (`harness/src/sampled.rs`), since the native row stands for the crate and
+/// the adapter's one figure is the contract's cost. `None` when every such
+/// adapter ran everywhere.
+pub fn sampled_note(model: &Model) -> Option<String> {
+    let ran_on = |name: &str| {
+        model
+            .workloads
+            .iter()
+            .filter(|w| {
+                model
+                    .throughput_row(name, w, summary::SUMMARY_OPERATION)
+                    .is_some_and(|row| row.median_ns.is_some())
+            })
+            .count()
+    };
+    let adapters: Vec<(&str, usize)> = model
+        .algorithms
+        .iter()
+        .filter(|a| {
+            a.family == summary::CRATE_FAMILY
+                && model
+                    .results
+                    .contract_cost
+                    .iter()
+                    .any(|c| c.contract == a.name)
+        })
+        .map(|a| (a.name.as_str(), ran_on(&a.name)))
+        .collect();
+    let fewest = adapters.iter().map(|&(_, n)| n).min()?;
+    let most = adapters.iter().map(|&(_, n)| n).max()?;
+    if most >= model.workloads.len() {
+        return None;
+    }
+    let names = adapters
+        .iter()
+        .map(|(name, _)| format!("`{name}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let count = if fewest == most {
+        fewest.to_string()
+    } else {
+        format!("{fewest} to {most}")
+    };
+    Some(format!(
+        "The crate adapters ({names}) ran on {count} of the {} workloads, `{}` elsewhere: a \
+         crate that also runs through its own API is ranked by that native row, so a default run \
+         measures its adapter, whose one figure is what the contract costs the crate (the section \
+         \"What the contract costs\"), on the sample workloads of `harness/src/sampled.rs` only. \
+         `timerbench run --algorithms NAME` measures one on every workload.",
+        model.workloads.len(),
+        tables::MISSING
+    ))
+}
+
 const READ_PARAMETERS: &str = "Some designs ran at several values of one parameter, the other \
     parameters at their defaults. A row that exists only as such a point (a variant, named \
     `<design>@<param>=<value>`) is shown here and nowhere else: the sections above compare the \
     designs as their references set them. A design that is also another design's point is in both. \
-    A run measures the points on a few workloads (by default the eight of `harness/src/sweeps.rs`, \
+    A run measures the points on a few workloads (by default the eight of `harness/src/sampled.rs`, \
     whole passes only), and each chart draws the workloads its points ran on. \
     For each design and parameter, the left panel draws the headline cost (the whole pass's median \
     ns per operation with its interval, the figure of the summary) against the largest lateness \
@@ -160,6 +217,7 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
             title: "Summary: ns per operation, algorithm x workload".to_owned(),
             parts: std::iter::once(Part::Text(READ_SUMMARY.to_owned()))
                 .chain(summary::unjudged_note(model).map(Part::Text))
+                .chain(sampled_note(model).map(Part::Text))
                 .chain(chart("summary-heatmap.svg").map(Part::Chart))
                 .chain([Part::Table(tables::summary_table(model, false))])
                 .collect(),
@@ -252,7 +310,7 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
     if let Some(table) = tables::contract_cost_table(model) {
         out.push(Section {
             title: "What the contract costs: crates and baselines through their own API".to_owned(),
-            parts: vec![
+            parts: [
                 Part::Text(
                     "Each crate (family `crate`) and each standard-library baseline runs twice: \
                      behind this project's `TimerQueue` contract (its row without a suffix), and \
@@ -264,8 +322,11 @@ fn sections(model: &Model, charts: &[Chart]) -> Vec<Section> {
                      order) costs that structure."
                         .to_owned(),
                 ),
-                Part::Table(table),
-            ],
+            ]
+            .into_iter()
+            .chain(sampled_note(model).map(Part::Text))
+            .chain([Part::Table(table)])
+            .collect(),
         });
     }
     if let Some(table) = tables::lateness_table(model) {
@@ -676,6 +737,35 @@ pub fn markdown(model: &Model, charts: &[Chart], results_dir: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_adapter_measured_on_a_sample_of_workloads_is_said_so() {
+        let with_cost = |drop_on: Option<&str>| {
+            let mut results = crate::fixture_files();
+            results.contract_cost.push(schema::ContractCostRow {
+                workload: "uniform".to_owned(),
+                native: "nexus-timer-native".to_owned(),
+                contract: "nexus-timer".to_owned(),
+                ..Default::default()
+            });
+            if let Some(workload) = drop_on {
+                results
+                    .throughput
+                    .retain(|r| !(r.algorithm == "nexus-timer" && r.workload == workload));
+            }
+            crate::model::Model::new(results)
+        };
+        // Run on every workload: nothing to say.
+        assert_eq!(sampled_note(&with_cost(None)), None);
+        let note = sampled_note(&with_cost(Some("sparse"))).expect("a note");
+        assert!(
+            note.starts_with("The crate adapters (`nexus-timer`) ran on 9 of the 10 workloads"),
+            "{note}"
+        );
+        assert!(note.contains("harness/src/sampled.rs"), "{note}");
+        // An adapter without a native row is ranked as itself: no note.
+        assert_eq!(sampled_note(&crate::fixture_model()), None);
+    }
 
     #[test]
     fn the_counted_build_is_named_when_it_is_not_the_runs() {
