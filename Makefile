@@ -17,7 +17,7 @@ TOOLS_PROFILE ?= test
 ARGS ?=
 # The threaded mode `make results` adds after the single-threaded passes
 # (threaded.csv: every contract row on two workloads, one and two producers,
-# three sharings; about two minutes of wall time, see
+# three sharings, six repetitions; about two and a half minutes, see
 # harness/src/threaded/defaults.rs). THREADED= leaves it out.
 THREADED ?= --threaded
 # Which criterion benchmarks `make bench` runs: a regex over <group>/<algorithm>/<N>,
