@@ -238,6 +238,10 @@ impl driven::Driven for PlainBTreeSet {
     /// The timer's current deadline, or [`NOT_PENDING`].
     type Key = Tick;
 
+    fn vacant_key() -> Tick {
+        NOT_PENDING
+    }
+
     fn insert(&mut self, deadline: Tick, timer: Payload) -> Tick {
         self.set.insert((deadline, timer));
         deadline

@@ -47,6 +47,12 @@ pub trait Driven {
     /// [`Handle`], or a crate's own key.
     type Key;
 
+    /// The key of a timer that is not pending and never was: what a caller
+    /// that keeps a slot per timer before arming it (the threaded mode, whose
+    /// producers arm timers in no one order) holds there. Cancel and
+    /// reschedule with it miss and change nothing, and no advance sees it.
+    fn vacant_key() -> Self::Key;
+
     /// Arms timer number `timer` at `deadline` and returns its key.
     fn insert(&mut self, deadline: Tick, timer: Payload) -> Self::Key;
 
@@ -102,6 +108,10 @@ pub const NOT_PENDING: Tick = Tick::MAX;
 /// the timer is gone, so a fired timer's key needs no care.
 impl<Q: TimerQueue<Payload>> Driven for Q {
     type Key = Handle;
+
+    fn vacant_key() -> Handle {
+        Handle::NONE
+    }
 
     #[inline(always)]
     fn insert(&mut self, deadline: Tick, timer: Payload) -> Handle {

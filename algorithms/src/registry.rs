@@ -76,23 +76,32 @@ pub trait RowVisitor {
     /// Called with each row's type: the contract algorithms in [`for_each`]'s
     /// order, then the native rows in [`for_each_native`]'s.
     fn visit<Q: Algorithm + Driven + 'static>(&mut self);
+
+    /// Called instead of [`RowVisitor::visit`] for a row whose type, and the
+    /// key its caller keeps per timer, are also `Send` (see
+    /// [`AlgorithmVisitor::visit_send`]); the default calls `visit`.
+    fn visit_send<Q: Algorithm + Driven<Key: Send> + Send + 'static>(&mut self) {
+        self.visit::<Q>();
+    }
 }
 
-/// Calls `visitor.visit::<N>()` for every native row, in a fixed order.
+/// Calls `visitor.visit_send::<N>()` (or, for a type that is not `Send`,
+/// `visitor.visit::<N>()`) for every native row, in a fixed order.
 ///
-/// To register a native row, add one line here.
+/// To register a native row, add one line here: `visit_send` for a `Send`
+/// type, `visit` for one that is not (as in [`for_each`]).
 pub fn for_each_native<V: RowVisitor>(visitor: &mut V) {
     // The standard library as a user writes it, beside `std-binary-heap` and
     // `btree-map`.
-    visitor.visit::<crate::std_binary_heap::PlainBinaryHeap>();
-    visitor.visit::<crate::btree_map::PlainBTreeSet>();
+    visitor.visit_send::<crate::std_binary_heap::PlainBinaryHeap>();
+    visitor.visit_send::<crate::btree_map::PlainBTreeSet>();
     // Each crate through its own API, beside its adapter.
     #[cfg(feature = "crate-nexus-timer")]
     visitor.visit::<crate::adapters::nexus_timer::NexusTimerNative>();
     #[cfg(feature = "crate-timer-queue")]
-    visitor.visit::<crate::adapters::timer_queue::TimerQueueCrateNative>();
+    visitor.visit_send::<crate::adapters::timer_queue::TimerQueueCrateNative>();
     #[cfg(feature = "crate-tokio")]
-    visitor.visit::<crate::adapters::tokio_delay_queue::TokioDelayQueueNative>();
+    visitor.visit_send::<crate::adapters::tokio_delay_queue::TokioDelayQueueNative>();
     #[cfg(feature = "crate-hash-wheel-timer")]
     visitor.visit::<crate::adapters::hash_wheel_timer::HashWheelTimerNative>();
 }
@@ -139,6 +148,9 @@ pub fn for_each_row<V: RowVisitor>(visitor: &mut V) {
     impl<V: RowVisitor> AlgorithmVisitor for Contract<'_, V> {
         fn visit<Q: Algorithm + TimerQueue<Payload> + 'static>(&mut self) {
             self.0.visit::<Q>();
+        }
+        fn visit_send<Q: Algorithm + TimerQueue<Payload> + Send + 'static>(&mut self) {
+            self.0.visit_send::<Q>();
         }
     }
     for_each(&mut Contract(&mut *visitor));

@@ -254,6 +254,10 @@ impl driven::Driven for PlainBinaryHeap {
     /// The timer's current deadline, or [`NOT_PENDING`].
     type Key = Tick;
 
+    fn vacant_key() -> Tick {
+        NOT_PENDING
+    }
+
     fn insert(&mut self, deadline: Tick, timer: Payload) -> Tick {
         self.heap.push(Reverse((deadline, timer)));
         self.pending += 1;

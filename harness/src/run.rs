@@ -358,7 +358,7 @@ fn run_threaded(
     let plan = threaded::pass::plan(selection, !choice.algorithms.is_empty(), workloads_named);
     if !plan.left_out.is_empty() {
         let note = format!(
-            "the threaded mode runs contract rows only; not run threaded: {}",
+            "the threaded mode runs no sweep point; not run threaded: {}",
             plan.left_out.join(", ")
         );
         for line in wrap_words("timerbench: ", &note, TERMINAL_WIDTH) {

@@ -1,5 +1,7 @@
 //! The threaded mode under stress: several producers, every sharing, exact
-//! and inexact designs and two crates (one of them not `Send`), on random
+//! and inexact designs, two crate adapters (one of them not `Send`) and
+//! every native row (a crate or a baseline through its own API, two of them
+//! not `Send`), on random
 //! tapes built to race cancels and reschedules against firings, each run
 //! tallied exactly: no timer lost, fired twice, fired after its cancel won,
 //! or fired before its deadline.
@@ -15,8 +17,10 @@ use common::Scratch;
 
 /// The rows stressed: an exact heap, a ticked exact wheel, the three
 /// inexact designs' two kinds (a coarse ticked wheel and Linux's), a design
-/// of ours, a `Send` crate adapter and one that is not.
-const ROWS: [&str; 7] = [
+/// of ours, a `Send` crate adapter and one that is not, and every native row
+/// (their keys are the caller's, kept per timer, which the sharings must
+/// hand to the queue's advance).
+const ROWS: [&str; 13] = [
     "binary-heap",
     "rounds-wheel",
     "netty-wheel",
@@ -24,6 +28,19 @@ const ROWS: [&str; 7] = [
     "sweep-wheel",
     "timer-queue",
     "hash-wheel-timer",
+    "std-binary-heap-plain",
+    "btree-map-plain",
+    "nexus-timer-native",
+    "timer-queue-native",
+    "tokio-delay-queue-native",
+    "hash-wheel-timer-native",
+];
+
+/// The rows of [`ROWS`] that are not `Send`, which `locked` refuses.
+const NOT_SEND: [&str; 3] = [
+    "hash-wheel-timer",
+    "nexus-timer-native",
+    "hash-wheel-timer-native",
 ];
 
 /// Random tapes per (row, sharing, producers): the repetitions.
@@ -118,7 +135,8 @@ fn no_timer_is_lost_doubled_or_early_under_any_sharing() {
                             runs += 1;
                         }
                         Err(Refusal::Unshareable(reason)) => {
-                            assert_eq!((row, sharing), ("hash-wheel-timer", Sharing::Locked));
+                            assert!(NOT_SEND.contains(&row), "{what}: {reason}");
+                            assert_eq!(sharing, Sharing::Locked, "{what}");
                             assert!(reason.contains("not Send"), "{reason}");
                         }
                         Err(Refusal::Violation(violation)) => panic!("{what}: {violation}"),
@@ -149,7 +167,12 @@ fn a_window_replays_the_first_ticks_only() {
     assert_eq!(cell.end, 200);
     assert!(cell.tally.armed < u64::from(tape.timers));
     assert!(threaded::run_row("no-such-row", &tape, &config).is_none());
-    assert!(threaded::rows().contains(&"4-ary-heap"));
+    let rows = threaded::rows();
+    assert!(rows.contains(&"4-ary-heap"));
+    // The native rows run threaded, the sweep points do not.
+    assert!(rows.contains(&"tokio-delay-queue-native"));
+    assert!(!rows.iter().any(|row| row.contains('@')));
+    assert!(threaded::run_row("rounds-wheel@tick=10", &tape, &config).is_none());
 }
 
 fn scratch(name: &str) -> Scratch {

@@ -413,6 +413,11 @@ impl driven::Driven for HashWheelTimerNative {
     /// Whether the timer waits in the due list (armed at or before its tick).
     type Key = bool;
 
+    /// Not in the due list; a cancel by its id finds nothing in the wheel.
+    fn vacant_key() -> bool {
+        false
+    }
+
     #[inline]
     fn insert(&mut self, deadline: Tick, timer: Payload) -> bool {
         self.arm(deadline, timer)

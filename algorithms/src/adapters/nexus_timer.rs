@@ -363,6 +363,10 @@ impl driven::Driven for NexusTimerNative {
     /// The crate's handle, until it is consumed.
     type Key = Option<TimerHandle<Payload>>;
 
+    fn vacant_key() -> Self::Key {
+        None
+    }
+
     #[inline]
     fn insert(&mut self, deadline: Tick, timer: Payload) -> Self::Key {
         Some(self.wheel.schedule(self.instant(deadline), timer))

@@ -232,6 +232,10 @@ impl driven::Driven for TimerQueueCrateNative {
     /// The crate's key, until the timer fires or is cancelled.
     type Key = Option<Timer>;
 
+    fn vacant_key() -> Self::Key {
+        None
+    }
+
     #[inline]
     fn insert(&mut self, deadline: Tick, timer: Payload) -> Self::Key {
         Some(self.queue.insert(deadline, timer))

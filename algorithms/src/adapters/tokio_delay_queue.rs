@@ -547,6 +547,10 @@ impl driven::Driven for TokioDelayQueueNative {
     /// The crate's key, until the timer fires or is cancelled.
     type Key = Option<Key>;
 
+    fn vacant_key() -> Self::Key {
+        None
+    }
+
     fn insert(&mut self, deadline: Tick, timer: Payload) -> Self::Key {
         self.bound = self.bound.min(deadline);
         let at = self.instant(deadline);

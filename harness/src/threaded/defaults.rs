@@ -6,9 +6,11 @@
 //! two-core machine, within the three its issue allows, with every cell
 //! repeated the suite's minimum of times for an interval:
 //!
-//! * every contract row of the registry (each exact design, the three
-//!   inexact ones, the baselines and the crates); native rows and sweep
-//!   points are not run threaded;
+//! * every row of the registry but the sweep points and the adapters of the
+//!   crates that also run natively: each exact design, the three inexact
+//!   ones, the baselines and their `-plain` rows, and each crate through its
+//!   own API (its `-native` row stands for it, as in the single-threaded
+//!   rankings; an adapter runs threaded when named);
 //! * two workloads: `timeouts` (an RPC client's request timeouts, ten
 //!   thousand pending, nearly all cancelled soon: the producers' side is
 //!   busy) and `kafka-purgatory` (Kafka's own purgatory benchmark, a few
@@ -30,9 +32,9 @@
 //! same for every design and is reported in wall nanoseconds beside each
 //! design's own lateness (a 100-tick slot is then up to 5 ms late).
 //!
-//! That is 19 rows x 3 sharings x 2 producer counts, less the two crates that
-//! are not `Send` under `locked`: 110 cells per workload and repetition,
-//! 1,320 in all, about 0.1 s each plus the prefill, some 140 to 160 s, and
+//! That is 21 rows x 3 sharings x 2 producer counts, less the two crates that
+//! are not `Send` under `locked`: 122 cells per workload and repetition,
+//! 1,464 in all, about 0.1 s each plus the prefill, some 150 to 170 s, and
 //! before a workload's cells, untimed, the reference model's replay of its
 //! tape (and each inexact row's own) that admits the rows as the
 //! single-threaded passes do. A workload or

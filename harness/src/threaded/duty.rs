@@ -6,7 +6,10 @@
 //! not a deadline, a producer's ring for an earlier timer). The fires are
 //! kept whole, for the tally and the lateness, each stamped with one wall
 //! reading per wakeup, taken after the advance returned: a batch's timers are
-//! handed out together, as the systems run their expired tasks.
+//! handed out together, as the systems run their expired tasks. A fire's
+//! lateness is taken after the run against the deadline its producer last
+//! set (`tally`), not the one the queue hands back, which a crate that keeps
+//! no deadlines reports as the tick it fired at.
 
 use algorithms::{Expired, Payload, Tick};
 
@@ -46,9 +49,8 @@ impl DutyLog {
                 if let Some(timer) = accept(expired.payload) {
                     self.fires.push(Fire {
                         timer,
-                        deadline: expired.deadline,
                         tick,
-                        late_ns: late_nanos(now, pace.nanos(expired.deadline)),
+                        at_ns: now,
                     });
                 }
             }
@@ -57,13 +59,6 @@ impl DutyLog {
             self.empty_wakeups += 1;
         }
     }
-}
-
-/// Nanoseconds from `deadline_ns` to `now_ns`, negative when early, clamped
-/// to `i64`.
-pub fn late_nanos(now_ns: u64, deadline_ns: u64) -> i64 {
-    let late = i128::from(now_ns) - i128::from(deadline_ns);
-    i64::try_from(late).unwrap_or(if late < 0 { i64::MIN } else { i64::MAX })
 }
 
 /// Reads the calling thread's CPU clock at the start of a duty, and turns it
@@ -87,13 +82,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lateness_is_signed_and_clamped() {
-        assert_eq!(late_nanos(10, 4), 6);
-        assert_eq!(late_nanos(4, 10), -6);
-        assert_eq!(late_nanos(u64::MAX, 0), i64::MAX);
-    }
-
-    #[test]
     fn a_wakeup_that_fires_nothing_is_counted_empty() {
         let pace = Pace::new(std::time::Instant::now(), 10);
         let mut log = DutyLog::default();
@@ -105,6 +93,7 @@ mod tests {
         log.batch(2, &pace, &mut out, |p| u32::try_from(p).ok());
         assert_eq!((log.wakeups, log.empty_wakeups, log.fires.len()), (2, 1, 1));
         assert_eq!((log.fires[0].timer, log.fires[0].tick), (7, 1));
+        assert!(log.fires[0].at_ns <= pace.elapsed_nanos());
         assert!(out.is_empty());
     }
 }

@@ -11,11 +11,17 @@
 //! `cancel` and the worker's `expire` both compare-and-set. Here the timer's
 //! number plays the `Timeout`'s part: the producer keeps an atomic word per
 //! timer (a generation and a state), and the timer thread keeps the map from
-//! number to the queue's `Handle`. Netty has no reschedule (a user cancels and
-//! makes a new timeout), so a reschedule is one here too: it bumps the
-//! generation, and the queue's entry carries the generation it was armed
-//! with in its payload, so that an entry of an earlier generation that fires
-//! before the timer thread drained the reschedule is recognised and dropped.
+//! number to the queue's key (`Driven::Key`: the contract's handle, or a
+//! crate's own key for a native row) and the generation that key's entry was
+//! armed in. Netty has no reschedule (a user cancels and makes a new
+//! timeout), so a reschedule is one here too: it bumps the generation, and
+//! the timer thread cancels the old entry and arms a new one. An entry of an
+//! earlier generation that fires before the timer thread drained the
+//! reschedule fails its compare-and-set (the word holds the new generation)
+//! and is dropped. The queue holds at most one entry per timer, so the
+//! generation a firing entry was armed in is the one the timer thread
+//! recorded, and its payload is the timer's number alone, as a native row's
+//! keys require.
 //!
 //! # Cancel-versus-fire contract
 //!
@@ -45,7 +51,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
 use std::time::Instant;
 
-use algorithms::{Algorithm, Expired, Handle, Payload, Tick, TimerQueue};
+use algorithms::driven::Driven;
+use algorithms::{Algorithm, Expired, Payload, Tick};
 use crossbeam_channel::{Receiver, Sender};
 
 use super::duty::{CpuSpan, DutyLog};
@@ -74,16 +81,6 @@ fn word(generation: u64, state: u64) -> u64 {
 /// A state word's generation and state.
 fn parts(word: u64) -> (u64, u64) {
     (word >> STATE_BITS, word & ((1 << STATE_BITS) - 1))
-}
-
-/// The payload of a queue entry: the timer and the generation it was armed in.
-fn payload(timer: u32, generation: u64) -> Payload {
-    (generation << u32::BITS) | Payload::from(timer)
-}
-
-/// A payload's timer and generation.
-fn unpack(payload: Payload) -> (u32, u64) {
-    (payload as u32, payload >> u32::BITS)
 }
 
 /// What a producer hands the timer thread.
@@ -273,7 +270,7 @@ impl Drop for HandoffFront {
 /// wakeup drains the requests, advances to the wall clock's tick (never past
 /// `end`) and fires; returns the log and the timers left in the queue after
 /// the advance to `end` that follows the last producer's finish.
-pub fn timer_thread<Q: TimerQueue<Payload>>(
+pub fn timer_thread<Q: Driven>(
     handoff: &Handoff,
     build: impl FnOnce() -> Q,
     gate: &StartGate,
@@ -284,19 +281,19 @@ pub fn timer_thread<Q: TimerQueue<Payload>>(
     let pace = &gate.pass();
     let board = &*handoff.board;
     let requests = &handoff.requests.1;
-    let mut handles: Vec<Option<Handle>> = vec![None; board.states.len()];
+    let mut armed = Armed::new::<Q>(board.states.len());
     let mut log = DutyLog::default();
     let mut out: Vec<Expired<Payload>> = Vec::new();
     loop {
         let finished = board.producers_left.load(Ordering::Acquire) == 0;
         for request in requests.try_iter().take(MAX_TRANSFER) {
-            apply(&mut queue, &mut handles, request);
+            armed.apply(&mut queue, request);
         }
         let tick = pace.tick_now().min(end);
-        queue.advance(tick, &mut out);
+        queue.advance(tick, &mut armed.keys, &mut out);
         log.batch(tick, pace, &mut out, |payload| {
-            let (timer, generation) = unpack(payload);
-            handles[timer as usize] = None;
+            let timer = u32::try_from(payload).ok()?;
+            let generation = armed.generations[timer as usize];
             board.states[timer as usize]
                 .compare_exchange(
                     word(generation, PENDING),
@@ -326,7 +323,7 @@ pub fn timer_thread<Q: TimerQueue<Payload>>(
                 break next;
             }
             for request in requests.try_iter().take(MAX_TRANSFER) {
-                apply(&mut queue, &mut handles, request);
+                armed.apply(&mut queue, request);
             }
         };
         let until = if tick >= end {
@@ -337,26 +334,46 @@ pub fn timer_thread<Q: TimerQueue<Payload>>(
         let _ = handoff.bell.1.recv_deadline(until);
     }
     log.cpu_ns = cpu.end();
-    (log, queue.len())
+    let queued = queue.len();
+    queue.release(&mut armed.keys);
+    (log, queued)
 }
 
-/// Applies one request to the queue the timer thread owns.
-fn apply<Q: TimerQueue<Payload>>(queue: &mut Q, handles: &mut [Option<Handle>], request: Request) {
-    match request {
-        Request::Arm {
-            timer,
-            deadline,
-            generation,
-        } => {
-            // A reschedule's earlier entry is still queued unless it fired.
-            if let Some(old) = handles[timer as usize].take() {
-                queue.cancel(old);
-            }
-            handles[timer as usize] = Some(queue.insert(deadline, payload(timer, generation)));
+/// The timer thread's record of each timer: the queue's key for it and the
+/// generation its entry was armed in, by number.
+struct Armed<K> {
+    keys: Vec<K>,
+    generations: Vec<u64>,
+}
+
+impl<K> Armed<K> {
+    /// The record of `timers` timers, none armed.
+    fn new<Q: Driven<Key = K>>(timers: usize) -> Self {
+        Self {
+            keys: (0..timers).map(|_| Q::vacant_key()).collect(),
+            generations: vec![0; timers],
         }
-        Request::Remove { timer } => {
-            if let Some(old) = handles[timer as usize].take() {
-                queue.cancel(old);
+    }
+
+    /// Applies one request to `queue`, which the timer thread owns.
+    fn apply<Q: Driven<Key = K>>(&mut self, queue: &mut Q, request: Request) {
+        match request {
+            Request::Arm {
+                timer,
+                deadline,
+                generation,
+            } => {
+                let key = &mut self.keys[timer as usize];
+                // A reschedule's earlier entry is still queued unless it fired
+                // (a cancel of a fired timer's key misses and changes nothing).
+                if generation > 0 {
+                    queue.cancel(key, Payload::from(timer));
+                }
+                *key = queue.insert(deadline, Payload::from(timer));
+                self.generations[timer as usize] = generation;
+            }
+            Request::Remove { timer } => {
+                queue.cancel(&mut self.keys[timer as usize], Payload::from(timer));
             }
         }
     }
@@ -367,9 +384,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_payload_carries_its_timer_and_generation() {
-        assert_eq!(unpack(payload(7, 3)), (7, 3));
-        assert_eq!(unpack(payload(u32::MAX, 0)), (u32::MAX, 0));
+    fn a_state_word_carries_its_generation_and_state() {
         assert_eq!(parts(word(5, CANCELLED)), (5, CANCELLED));
+        assert_eq!(parts(word(0, PENDING)), (0, PENDING));
+        assert_eq!(parts(word(1 << 40, FIRED)), (1 << 40, FIRED));
+    }
+
+    #[test]
+    fn a_rescheduled_timer_has_one_entry_armed_in_its_latest_generation() {
+        let mut queue = algorithms::binary_heap::IndexedBinaryHeap::<Payload>::with_defaults();
+        let mut armed = Armed::new::<algorithms::binary_heap::IndexedBinaryHeap<Payload>>(2);
+        let arm = |timer, deadline, generation| Request::Arm {
+            timer,
+            deadline,
+            generation,
+        };
+        armed.apply(&mut queue, arm(1, 10, 0));
+        armed.apply(&mut queue, arm(1, 20, 1));
+        assert_eq!(
+            (
+                algorithms::driven::Driven::len(&queue),
+                armed.generations[1]
+            ),
+            (1, 1)
+        );
+        armed.apply(&mut queue, Request::Remove { timer: 1 });
+        assert_eq!(algorithms::driven::Driven::len(&queue), 0);
+        // A vacant key cancels nothing.
+        armed.apply(&mut queue, Request::Remove { timer: 0 });
+        assert_eq!(algorithms::driven::Driven::len(&queue), 0);
     }
 }

@@ -2,6 +2,12 @@
 //! operation and by the timer thread for each advance, as Kafka's
 //! `SystemTimer` and the JDK's `ScheduledThreadPoolExecutor` do.
 //!
+//! The lock also guards the callers' record of their timers, a key per timer
+//! (`Driven::Key`: the contract's handle, or a crate's own key for a native
+//! row), as a server keeps a timer's key in the connection record it locks:
+//! an advance that fires a timer may consume its key (a crate whose handle
+//! must be freed), so a key is read and written only under the lock.
+//!
 //! The timer thread holds the lock while it advances and records what fired,
 //! then sleeps on a condition variable until the queue's next expiry (the
 //! next tick for a ticked wheel). It publishes the tick it sleeps until
@@ -20,21 +26,24 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use algorithms::{Algorithm, Expired, Handle, Payload, Tick, TimerQueue};
+use algorithms::driven::Driven;
+use algorithms::{Algorithm, Expired, Payload, Tick};
 use parking_lot::{Condvar, Mutex};
 
 use super::duty::{CpuSpan, DutyLog};
 use super::pace::{self, StartGate};
 use super::producer::Front;
-use super::script::slot;
 
 /// How long the timer thread waits for the last producers once the run's end
 /// has passed (they signal when done, so this only bounds a missed signal).
 pub const FINISH_POLL: Duration = Duration::from_millis(1);
 
-/// What the lock guards: the queue and the timer thread's planned wakeup.
-struct Board<Q> {
+/// What the lock guards: the queue, every timer's key, and the timer
+/// thread's planned wakeup.
+struct Board<Q: Driven> {
     queue: Q,
+    /// Each timer's key, by number ([`Driven::vacant_key`] before it is armed).
+    keys: Vec<Q::Key>,
     /// The tick the timer thread sleeps until; a producer arming an earlier
     /// timer lowers it and signals.
     wake_at: Tick,
@@ -42,18 +51,19 @@ struct Board<Q> {
 
 /// The queue, its lock and condition variable, and the producers still
 /// running.
-pub struct Shared<Q> {
+pub struct Shared<Q: Driven> {
     board: Mutex<Board<Q>>,
     bell: Condvar,
     producers_left: AtomicUsize,
 }
 
-impl<Q: TimerQueue<Payload>> Shared<Q> {
-    /// `queue` shared by `producers` producers.
-    pub fn new(queue: Q, producers: usize) -> Arc<Self> {
+impl<Q: Driven> Shared<Q> {
+    /// `queue` shared by `producers` producers of a tape of `timers` timers.
+    pub fn new(queue: Q, producers: usize, timers: u32) -> Arc<Self> {
         Arc::new(Self {
             board: Mutex::new(Board {
                 queue,
+                keys: (0..timers).map(|_| Q::vacant_key()).collect(),
                 wake_at: Tick::MAX,
             }),
             bell: Condvar::new(),
@@ -61,29 +71,29 @@ impl<Q: TimerQueue<Payload>> Shared<Q> {
         })
     }
 
-    /// The timers the queue holds.
-    pub fn queued(&self) -> usize {
-        self.board.lock().queue.len()
+    /// The timers the queue holds once the run is over; the keys of those
+    /// still pending are given back to the queue (`Driven::release`).
+    pub fn close(&self) -> usize {
+        let mut board = self.board.lock();
+        let Board { queue, keys, .. } = &mut *board;
+        let queued = queue.len();
+        queue.release(keys);
+        queued
     }
 }
 
-/// A producer's side: the shared queue and the handles of its own timers.
-pub struct LockedFront<Q: TimerQueue<Payload>> {
+/// A producer's side: the shared queue.
+pub struct LockedFront<Q: Driven> {
     shared: Arc<Shared<Q>>,
-    handles: Vec<Option<Handle>>,
-    producers: usize,
     /// Whether this producer has told the timer thread it is done.
     finished: bool,
 }
 
-impl<Q: Algorithm + TimerQueue<Payload>> LockedFront<Q> {
-    /// A front on `shared` for one of `producers` producers of a tape of
-    /// `timers` timers.
-    pub fn new(shared: Arc<Shared<Q>>, producers: usize, timers: u32) -> Self {
+impl<Q: Algorithm + Driven> LockedFront<Q> {
+    /// A front on `shared`.
+    pub fn new(shared: Arc<Shared<Q>>) -> Self {
         Self {
             shared,
-            handles: vec![None; slot(timers, producers) + 1],
-            producers,
             finished: false,
         }
     }
@@ -103,42 +113,37 @@ impl<Q: Algorithm + TimerQueue<Payload>> LockedFront<Q> {
     }
 }
 
-impl<Q: Algorithm + TimerQueue<Payload>> Front for LockedFront<Q> {
+impl<Q: Algorithm + Driven> Front for LockedFront<Q> {
     fn insert(&mut self, timer: u32, deadline: Tick) {
-        let (handle, ring) = {
+        let ring = {
             let mut board = self.shared.board.lock();
-            let handle = board.queue.insert(deadline, Payload::from(timer));
-            (handle, Self::sooner(&mut board, deadline))
+            let key = board.queue.insert(deadline, Payload::from(timer));
+            board.keys[timer as usize] = key;
+            Self::sooner(&mut board, deadline)
         };
         if ring {
             self.shared.bell.notify_one();
         }
-        self.handles[slot(timer, self.producers)] = Some(handle);
     }
 
     fn cancel(&mut self, timer: u32) -> bool {
-        let Some(handle) = self.handles[slot(timer, self.producers)].take() else {
-            return false;
-        };
-        self.shared.board.lock().queue.cancel(handle).is_some()
+        let mut board = self.shared.board.lock();
+        let Board { queue, keys, .. } = &mut *board;
+        queue.cancel(&mut keys[timer as usize], Payload::from(timer))
     }
 
     fn reschedule(&mut self, timer: u32, deadline: Tick) -> bool {
-        let entry = &mut self.handles[slot(timer, self.producers)];
-        let Some(handle) = *entry else {
-            return false;
-        };
         let (moved, ring) = {
             let mut board = self.shared.board.lock();
-            let moved = board.queue.reschedule(handle, deadline);
-            let ring = moved.is_some() && Self::sooner(&mut board, deadline);
+            let Board { queue, keys, .. } = &mut *board;
+            let moved = queue.reschedule(&mut keys[timer as usize], Payload::from(timer), deadline);
+            let ring = moved && Self::sooner(&mut board, deadline);
             (moved, ring)
         };
         if ring {
             self.shared.bell.notify_one();
         }
-        *entry = moved;
-        moved.is_some()
+        moved
     }
 
     fn wait(&mut self, until: Instant) {
@@ -157,7 +162,7 @@ impl<Q: Algorithm + TimerQueue<Payload>> Front for LockedFront<Q> {
     }
 }
 
-impl<Q: TimerQueue<Payload>> Drop for LockedFront<Q> {
+impl<Q: Driven> Drop for LockedFront<Q> {
     /// A producer that unwinds (a queue that panicked) still counts itself
     /// out, so the timer thread ends and the run reports the panic instead
     /// of waiting for it forever.
@@ -174,11 +179,7 @@ impl<Q: TimerQueue<Payload>> Drop for LockedFront<Q> {
 /// `end`), records what fired, sleeps until the next expiry or a producer's
 /// signal; returns after the advance to `end` that follows the last
 /// producer's finish.
-pub fn timer_thread<Q: TimerQueue<Payload>>(
-    shared: &Shared<Q>,
-    gate: &StartGate,
-    end: Tick,
-) -> DutyLog {
+pub fn timer_thread<Q: Driven>(shared: &Shared<Q>, gate: &StartGate, end: Tick) -> DutyLog {
     let cpu = CpuSpan::start();
     let pace = &gate.pass();
     let mut log = DutyLog::default();
@@ -187,7 +188,8 @@ pub fn timer_thread<Q: TimerQueue<Payload>>(
     loop {
         let finished = shared.producers_left.load(Ordering::Acquire) == 0;
         let tick = pace.tick_now().min(end);
-        board.queue.advance(tick, &mut out);
+        let Board { queue, keys, .. } = &mut *board;
+        queue.advance(tick, keys, &mut out);
         log.batch(tick, pace, &mut out, |payload| u32::try_from(payload).ok());
         if tick >= end {
             if finished {

@@ -48,11 +48,15 @@
 //! # Cost
 //!
 //! A run lasts its window divided by the speed-up, plus the prefill. Every
-//! algorithm is monomorphised in it ([`run`] is generic over the queue, and
-//! [`run_row`] walks `registry::for_each` for the concrete type); the queue
-//! must be `Send` to sit behind `locked`'s lock (two crates' are not, and
-//! run the other two sharings only: [`run_local`]). Native rows (a crate
-//! through its own API) and sweep points are not run threaded.
+//! row is monomorphised in it ([`run`] is generic over the queue, and
+//! [`run_row`] walks `registry::for_each_row` for the concrete type): the
+//! contract algorithms and the native rows (a crate or a baseline through its
+//! own API), all driven through `Driven`, whose per-timer keys each sharing
+//! keeps where its advance can reach them (`locked` under the lock,
+//! `handoff` on the timer thread, `sharded` in each shard). The queue and
+//! its keys must be `Send` to sit behind `locked`'s lock (two crates' are
+//! not, adapter and native row alike, and run the other two sharings only:
+//! [`run_local`]). Sweep points are not run threaded.
 //!
 //! # Admission and presizing
 //!
@@ -86,9 +90,10 @@ pub mod tally;
 
 use std::time::Instant;
 
-use algorithms::registry::{self, AlgorithmVisitor};
-use algorithms::variant::row_name;
-use algorithms::{Algorithm, Payload, Tick, TimerQueue};
+use algorithms::driven::Driven;
+use algorithms::registry::{self, RowVisitor};
+use algorithms::variant::{is_variant, row_name};
+use algorithms::{Algorithm, Tick};
 use hdrhistogram::Histogram;
 use workloads::Tape;
 
@@ -169,7 +174,7 @@ type Runner = fn(&[script::Script], &Config, u32, Tick) -> Outcome;
 /// # Errors
 ///
 /// The first violation of the contract the tally found.
-pub fn run<Q: Algorithm + TimerQueue<Payload> + Send>(
+pub fn run<Q: Algorithm + Driven<Key: Send> + Send>(
     tape: &Tape,
     config: &Config,
 ) -> Result<Cell, Refusal> {
@@ -188,10 +193,7 @@ pub fn run<Q: Algorithm + TimerQueue<Payload> + Send>(
 /// # Errors
 ///
 /// [`Refusal::Unshareable`] under `locked`; else as [`run`].
-pub fn run_local<Q: Algorithm + TimerQueue<Payload>>(
-    tape: &Tape,
-    config: &Config,
-) -> Result<Cell, Refusal> {
+pub fn run_local<Q: Algorithm + Driven>(tape: &Tape, config: &Config) -> Result<Cell, Refusal> {
     let runner = match config.sharing {
         Sharing::Locked => {
             return Err(Refusal::Unshareable(format!(
@@ -233,7 +235,9 @@ fn run_with<Q: Algorithm>(tape: &Tape, config: &Config, runner: Runner) -> Resul
             deadline.saturating_add(Q::lateness_bound(deadline.max(1)))
         }
     };
-    let tally = tally::check(&fates, &fires, queued, end, due_by).map_err(Refusal::Violation)?;
+    let instant_ns = |deadline: Tick| pace::tick_nanos(deadline, config.speedup);
+    let tally = tally::check(&fates, &fires, queued, end, due_by, instant_ns)
+        .map_err(Refusal::Violation)?;
     let mut latency = new_histogram();
     for log in &logs {
         latency
@@ -242,7 +246,11 @@ fn run_with<Q: Algorithm>(tape: &Tape, config: &Config, runner: Runner) -> Resul
     }
     let mut lateness = new_histogram();
     for fire in &fires {
-        lateness.saturating_record(u64::try_from(fire.late_ns).unwrap_or(0));
+        // Against the producer's deadline, which the tally has just checked
+        // the fire is not early for.
+        let deadline = fates[fire.timer as usize].deadline;
+        let late = tally::late_nanos(fire.at_ns, instant_ns(deadline));
+        lateness.saturating_record(u64::try_from(late).unwrap_or(0));
     }
     let producer_cpu_ns = sum(logs.iter().map(|log| log.cpu_ns));
     let timer_cpu_ns = match config.sharing {
@@ -277,28 +285,28 @@ fn since(start: Instant) -> u64 {
     u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
-fn run_locked<Q: Algorithm + TimerQueue<Payload> + Send>(
+fn run_locked<Q: Algorithm + Driven<Key: Send> + Send>(
     scripts: &[script::Script],
     config: &Config,
     timers: u32,
     end: Tick,
 ) -> Outcome {
     let producers = scripts.len();
-    let shared = locked::Shared::new(fresh::<Q>(config.presize), producers);
+    let shared = locked::Shared::new(fresh::<Q>(config.presize), producers, timers);
     let gate = pace::StartGate::new(producers + 1, config.speedup);
     let began = Instant::now();
     let (logs, duty) = std::thread::scope(|scope| {
         let timer = scope.spawn(|| locked::timer_thread(&shared, &gate, end));
         let logs = run_producers(scope, scripts, &gate, config, timers, || {
-            locked::LockedFront::new(shared.clone(), producers, timers)
+            locked::LockedFront::new(shared.clone())
         });
         (logs, join(timer))
     });
-    let queued = shared.queued();
+    let queued = shared.close();
     (logs, vec![duty], queued, since(began))
 }
 
-fn run_handoff<Q: Algorithm + TimerQueue<Payload>>(
+fn run_handoff<Q: Algorithm + Driven>(
     scripts: &[script::Script],
     config: &Config,
     timers: u32,
@@ -321,7 +329,7 @@ fn run_handoff<Q: Algorithm + TimerQueue<Payload>>(
     (logs, vec![duty], queued, since(began))
 }
 
-fn run_sharded<Q: Algorithm + TimerQueue<Payload>>(
+fn run_sharded<Q: Algorithm + Driven>(
     scripts: &[script::Script],
     config: &Config,
     timers: u32,
@@ -336,14 +344,10 @@ fn run_sharded<Q: Algorithm + TimerQueue<Payload>>(
             .map(|script| {
                 let gate = &gate;
                 scope.spawn(move || {
-                    let mut front = sharded::ShardedFront::new(
-                        fresh::<Q>(config.presize),
-                        producers,
-                        timers,
-                        end,
-                    );
+                    let mut front =
+                        sharded::ShardedFront::new(fresh::<Q>(config.presize), timers, end);
                     let log = produce(&mut front, script, gate, producers, timers, config.saturate);
-                    let queued = front.queued();
+                    let queued = front.close();
                     (log, front.log, queued)
                 })
             })
@@ -390,9 +394,9 @@ fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
-/// Runs `tape` threaded with the registered algorithm named `name`: `None`
-/// if no contract row has that name (native rows and sweep points are not
-/// run threaded).
+/// Runs `tape` threaded with the registered row named `name` (a contract
+/// algorithm or a native row): `None` if no such row has that name (sweep
+/// points are not run threaded).
 pub fn run_row(name: &str, tape: &Tape, config: &Config) -> Option<Result<Cell, Refusal>> {
     struct Find<'a> {
         name: &'a str,
@@ -402,16 +406,16 @@ pub fn run_row(name: &str, tape: &Tape, config: &Config) -> Option<Result<Cell, 
     }
     impl Find<'_> {
         fn wanted<Q: Algorithm>(&self) -> bool {
-            self.result.is_none() && row_name::<Q>() == self.name
+            self.result.is_none() && is_row::<Q>() && row_name::<Q>() == self.name
         }
     }
-    impl AlgorithmVisitor for Find<'_> {
-        fn visit<Q: Algorithm + TimerQueue<Payload> + 'static>(&mut self) {
+    impl RowVisitor for Find<'_> {
+        fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
             if self.wanted::<Q>() {
                 self.result = Some(run_local::<Q>(self.tape, self.config));
             }
         }
-        fn visit_send<Q: Algorithm + TimerQueue<Payload> + Send + 'static>(&mut self) {
+        fn visit_send<Q: Algorithm + Driven<Key: Send> + Send + 'static>(&mut self) {
             if self.wanted::<Q>() {
                 self.result = Some(run::<Q>(self.tape, self.config));
             }
@@ -423,7 +427,7 @@ pub fn run_row(name: &str, tape: &Tape, config: &Config) -> Option<Result<Cell, 
         config,
         result: None,
     };
-    registry::for_each(&mut find);
+    registry::for_each_row(&mut find);
     find.result
 }
 
@@ -431,16 +435,17 @@ pub fn run_row(name: &str, tape: &Tape, config: &Config) -> Option<Result<Cell, 
 /// the single-threaded passes' rule (`bench::admit`, under the event
 /// driver, as the timer thread sleeps to each next expiry): `Ok` with the
 /// largest pending population to presize its queues for, `Err` with the
-/// reason it is skipped; `None` if no contract row has that name.
+/// reason it is skipped; `None` if no row the threaded mode runs has that
+/// name.
 pub fn admit_row(name: &str, prepared: &Prepared) -> Option<Result<usize, String>> {
     struct Admit<'a> {
         name: &'a str,
         prepared: &'a Prepared,
         result: Option<Result<usize, String>>,
     }
-    impl AlgorithmVisitor for Admit<'_> {
-        fn visit<Q: Algorithm + TimerQueue<Payload> + 'static>(&mut self) {
-            if self.result.is_none() && row_name::<Q>() == self.name {
+    impl RowVisitor for Admit<'_> {
+        fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
+            if self.result.is_none() && is_row::<Q>() && row_name::<Q>() == self.name {
                 self.result = Some(
                     admit::<Q>(self.prepared, Driver::Event, None).map(|(_, pending)| pending),
                 );
@@ -452,20 +457,27 @@ pub fn admit_row(name: &str, prepared: &Prepared) -> Option<Result<usize, String
         prepared,
         result: None,
     };
-    registry::for_each(&mut visitor);
+    registry::for_each_row(&mut visitor);
     visitor.result
 }
 
 /// The names of the rows a threaded run can use: every contract algorithm
-/// in the registry, in its order.
+/// and every native row, in the registry's order.
 pub fn rows() -> Vec<&'static str> {
     struct Names(Vec<&'static str>);
-    impl AlgorithmVisitor for Names {
-        fn visit<Q: Algorithm + TimerQueue<Payload> + 'static>(&mut self) {
-            self.0.push(row_name::<Q>());
+    impl RowVisitor for Names {
+        fn visit<Q: Algorithm + Driven + 'static>(&mut self) {
+            if is_row::<Q>() {
+                self.0.push(row_name::<Q>());
+            }
         }
     }
     let mut names = Names(Vec::new());
-    registry::for_each(&mut names);
+    registry::for_each_row(&mut names);
     names.0
+}
+
+/// Whether the threaded mode runs `Q`: every row but a sweep point.
+fn is_row<Q: Algorithm>() -> bool {
+    !is_variant::<Q>()
 }

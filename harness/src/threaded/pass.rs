@@ -71,13 +71,17 @@ pub struct Plan<'a> {
     pub algorithms: Vec<&'static str>,
     /// The workloads.
     pub workloads: Vec<&'a WorkloadSource>,
-    /// Rows of the selection that the threaded mode does not run (native
-    /// rows and sweep points), for a note.
+    /// Rows of the selection that the threaded mode does not run (sweep
+    /// points), for a note.
     pub left_out: Vec<String>,
 }
 
 /// The plan over `selection`: the rows and workloads named, or (when
 /// `algorithms_named` or `workloads_named` is false) the defaults among them.
+/// The default rows are every row the threaded mode runs but a crate's
+/// adapter where the crate's native row runs: the native row stands for the
+/// crate, driven as its users drive it (`crate::sampled`), and an adapter
+/// runs threaded when named.
 pub fn plan<'a>(
     selection: &'a Selection,
     algorithms_named: bool,
@@ -98,6 +102,11 @@ pub fn plan<'a>(
             .collect();
         (algorithms, left_out)
     } else {
+        let catalog = algorithms::registry::catalog();
+        let rows = rows
+            .into_iter()
+            .filter(|row| !crate::sampled::is_sampled(&catalog, row))
+            .collect();
         (rows, Vec::new())
     };
     let workloads = selection

@@ -15,18 +15,19 @@
 
 use std::time::Instant;
 
-use algorithms::{Expired, Handle, Payload, Tick, TimerQueue};
+use algorithms::driven::Driven;
+use algorithms::{Expired, Payload, Tick};
 
 use super::duty::DutyLog;
 use super::pace::{self, Pace};
 use super::producer::Front;
-use super::script::slot;
 
-/// A producer's own queue, the handles of its timers, and its duty's log.
-pub struct ShardedFront<Q> {
+/// A producer's own queue, the keys of its timers, and its duty's log.
+pub struct ShardedFront<Q: Driven> {
     queue: Q,
-    handles: Vec<Option<Handle>>,
-    producers: usize,
+    /// A key per timer of the tape, by number (the queue's advance is handed
+    /// them all, as the replay's is; only this producer's are ever armed).
+    keys: Vec<Q::Key>,
     pace: Pace,
     end: Tick,
     out: Vec<Expired<Payload>>,
@@ -34,14 +35,13 @@ pub struct ShardedFront<Q> {
     pub log: DutyLog,
 }
 
-impl<Q: TimerQueue<Payload>> ShardedFront<Q> {
-    /// A producer's shard: `queue`, for one of `producers` producers of a
-    /// tape of `timers` timers, run until tick `end`.
-    pub fn new(queue: Q, producers: usize, timers: u32, end: Tick) -> Self {
+impl<Q: Driven> ShardedFront<Q> {
+    /// A producer's shard: `queue`, for a tape of `timers` timers, run until
+    /// tick `end`.
+    pub fn new(queue: Q, timers: u32, end: Tick) -> Self {
         Self {
             queue,
-            handles: vec![None; slot(timers, producers) + 1],
-            producers,
+            keys: (0..timers).map(|_| Q::vacant_key()).collect(),
             // Replaced by the run's clock when it starts (`Front::start`).
             pace: Pace::new(Instant::now(), 1),
             end,
@@ -50,9 +50,12 @@ impl<Q: TimerQueue<Payload>> ShardedFront<Q> {
         }
     }
 
-    /// The timers its queue holds.
-    pub fn queued(&self) -> usize {
-        self.queue.len()
+    /// The timers its queue holds once the run is over; the keys of those
+    /// still pending are given back to the queue (`Driven::release`).
+    pub fn close(&mut self) -> usize {
+        let queued = self.queue.len();
+        self.queue.release(&mut self.keys);
+        queued
     }
 
     /// Advances the queue to the wall clock's tick if its next expiry has
@@ -61,32 +64,29 @@ impl<Q: TimerQueue<Payload>> ShardedFront<Q> {
         let tick = self.pace.tick_now().min(self.end);
         let due = self.queue.next_expiry().is_some_and(|next| next <= tick);
         if due || force {
-            self.queue.advance(tick, &mut self.out);
+            self.queue.advance(tick, &mut self.keys, &mut self.out);
             self.log
                 .batch(tick, &self.pace, &mut self.out, |p| u32::try_from(p).ok());
         }
     }
 }
 
-impl<Q: TimerQueue<Payload>> Front for ShardedFront<Q> {
+impl<Q: Driven> Front for ShardedFront<Q> {
     fn insert(&mut self, timer: u32, deadline: Tick) {
-        let handle = self.queue.insert(deadline, Payload::from(timer));
-        self.handles[slot(timer, self.producers)] = Some(handle);
+        self.keys[timer as usize] = self.queue.insert(deadline, Payload::from(timer));
     }
 
     fn cancel(&mut self, timer: u32) -> bool {
-        self.handles[slot(timer, self.producers)]
-            .take()
-            .is_some_and(|handle| self.queue.cancel(handle).is_some())
+        self.queue
+            .cancel(&mut self.keys[timer as usize], Payload::from(timer))
     }
 
     fn reschedule(&mut self, timer: u32, deadline: Tick) -> bool {
-        let entry = &mut self.handles[slot(timer, self.producers)];
-        let Some(handle) = *entry else {
-            return false;
-        };
-        *entry = self.queue.reschedule(handle, deadline);
-        entry.is_some()
+        self.queue.reschedule(
+            &mut self.keys[timer as usize],
+            Payload::from(timer),
+            deadline,
+        )
     }
 
     fn start(&mut self, pace: Pace) {
