@@ -364,6 +364,10 @@ pub struct Settings {
     /// it is stopped and the algorithm recorded as timed out on the workload
     /// (`timerbench run --budget`).
     pub budget: Duration,
+    /// Steps of work in the measured phase above which a verified cell is
+    /// not timed ([`OPT_IN_WORK`] by default, `u64::MAX` under
+    /// `timerbench run --heaviest`).
+    pub opt_in_work: u64,
 }
 
 /// The default `--budget`: 60 seconds for one verification pass, several
@@ -388,16 +392,18 @@ pub struct Workbench<'a> {
     prepared: &'a Prepared,
     driver: Driver,
     budget: Duration,
+    opt_in_work: u64,
 }
 
 impl<'a> Workbench<'a> {
-    /// A workbench for `prepared` under `driver`, whose verification passes
-    /// stop after `budget`.
-    pub fn new(prepared: &'a Prepared, driver: Driver, budget: Duration) -> Self {
+    /// A workbench for `prepared` under `settings`' driver, whose
+    /// verification passes stop after its budget.
+    pub fn new(prepared: &'a Prepared, settings: &Settings) -> Self {
         Self {
             prepared,
-            driver,
-            budget,
+            driver: settings.driver,
+            budget: settings.budget,
+            opt_in_work: settings.opt_in_work,
         }
     }
 
@@ -546,14 +552,44 @@ pub fn batched_passes(asked: Option<u32>, requested: u32, repeat: u32) -> u32 {
     }
 }
 
-/// Steps of work per measured operation, from an algorithm's counters.
-pub fn work_per_op(counters: &Counters, measured_ops: usize) -> f64 {
-    let steps = counters.slot_visits
+/// Steps of work in the measured phase, from an algorithm's counters: slot
+/// visits, entries examined, cascades, insert and reschedule scan steps.
+pub fn work_steps(counters: &Counters) -> u64 {
+    counters.slot_visits
         + counters.entries_examined_not_due
         + counters.cascades
         + counters.insert_scan_steps
-        + counters.reschedule_scan_steps;
-    steps as f64 / measured_ops.max(1) as f64
+        + counters.reschedule_scan_steps
+}
+
+/// Steps of work per measured operation, from an algorithm's counters.
+pub fn work_per_op(counters: &Counters, measured_ops: usize) -> f64 {
+    work_steps(counters) as f64 / measured_ops.max(1) as f64
+}
+
+/// Steps of work in a cell's measured phase above which, verified, it is
+/// not timed unless asked (`timerbench run --heaviest`). Such a cell is
+/// thousands of times slower than the best, and each of its passes takes
+/// seconds: at the default scale `sorted-list` on `periodic` walks 1.1
+/// billion entries a pass, 8 s each, an eighth of the whole run for one cell
+/// of 547; the next, on `scaling-1e4`, 0.33 billion. The rule is on the
+/// deterministic counters, so the same cells are left out on every run, and
+/// the verification they pass is still run: their checksum is checked, and
+/// the skip says what their work was. Three hundred million sits between
+/// those two and everything else at the default scale (the most below it,
+/// `sorted-list` on `kernel-timeouts`, does 0.22 billion in under a second a
+/// pass).
+pub const OPT_IN_WORK: u64 = 300_000_000;
+
+/// The skip reason of a verified cell whose measured phase did `steps` steps
+/// of work over `measured` operations, above `limit`.
+fn opted_out(steps: u64, measured: usize, limit: u64) -> String {
+    format!(
+        "not timed by default: verified, but its measured phase does {steps} steps of work ({:.0} \
+         per operation), above the {limit} past which each pass takes seconds; \
+         `timerbench run --heaviest` times it",
+        steps as f64 / measured.max(1) as f64
+    )
 }
 
 /// The contender for algorithm `Q`.
@@ -639,6 +675,12 @@ impl<Q: Algorithm + driven::Driven> Contender for Typed<Q> {
                 got: verify.checksum,
                 want,
             });
+        }
+        let steps = work_steps(&counters);
+        if steps > bench.opt_in_work {
+            let reason = opted_out(steps, self.measured_ops, bench.opt_in_work);
+            self.skipped = Some(reason.clone());
+            return Ok(Some(reason));
         }
 
         // Latency pass.
@@ -942,7 +984,7 @@ pub fn run_contenders(
     settings: Settings,
     on_step: &mut dyn FnMut(Step<'_>),
 ) -> Result<WorkloadResult, Mismatch> {
-    let mut bench = Workbench::new(prepared, settings.driver, settings.budget);
+    let mut bench = Workbench::new(prepared, &settings);
     let mut timed = Vec::new();
     for (index, contender) in contenders.iter_mut().enumerate() {
         on_step(Step::Checking(contender.name()));
@@ -1181,6 +1223,7 @@ mod tests {
         batched_repeat: 2,
         plan_seed: 5,
         budget: DEFAULT_BUDGET,
+        opt_in_work: OPT_IN_WORK,
     };
 
     /// Runs `contenders` on `prepared`, recording the steps.
@@ -1291,6 +1334,48 @@ mod tests {
                 .all(|s| !s.contains("no-room") || s.starts_with("check")),
             "a skipped algorithm is never timed: {steps:?}"
         );
+    }
+
+    #[test]
+    fn a_cell_above_the_work_limit_is_verified_and_left_untimed() {
+        let prepared = small_uniform();
+        let sorted =
+            || -> Vec<Box<dyn Contender>> { vec![Box::new(Typed::<SortedList<Payload>>::new())] };
+        // A limit below what sorted-list's inserts walk on the tape.
+        let settings = Settings {
+            opt_in_work: 10,
+            ..SETTINGS
+        };
+        let mut steps = Vec::new();
+        let result = run_contenders(&prepared, sorted(), settings, &mut |step| {
+            if let Step::Timing(name, ..) = step {
+                steps.push(name.to_owned());
+            }
+        })
+        .expect("verified: no mismatch");
+        let Outcome::Skipped(reason) = &result.results[0].outcome else {
+            panic!("left untimed");
+        };
+        assert!(
+            reason.contains("not timed by default: verified"),
+            "{reason}"
+        );
+        assert!(reason.contains("--heaviest"), "{reason}");
+        assert!(!steps.iter().any(|name| name == "sorted-list"), "{steps:?}");
+        // Under `--heaviest` (no limit) it is timed.
+        let settings = Settings {
+            opt_in_work: u64::MAX,
+            ..SETTINGS
+        };
+        let result =
+            run_contenders(&prepared, sorted(), settings, &mut |_| {}).expect("no mismatch");
+        assert!(matches!(result.results[0].outcome, Outcome::Measured(_)));
+    }
+
+    #[test]
+    fn the_heaviest_flag_states_the_work_limit() {
+        // `--heaviest`'s help names the limit in words.
+        assert_eq!(OPT_IN_WORK, 300_000_000);
     }
 
     #[test]

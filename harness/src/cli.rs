@@ -367,6 +367,12 @@ pub struct RunArgs {
     /// `skip_reason`); its timed passes would each take about as long.
     #[arg(long, default_value_t = bench::DEFAULT_BUDGET.as_secs_f64(), value_parser = parse_budget)]
     pub budget: f64,
+    /// Also time the heaviest cells: those whose measured phase does more
+    /// than 300 million steps of work (a sorted list walking thousands of
+    /// entries per insert, seconds a pass). By default they are verified
+    /// and skipped, with their work in runs.csv's skip_reason.
+    #[arg(long)]
+    pub heaviest: bool,
     /// After the single-threaded passes, also run the threaded mode:
     /// producer threads issue each workload's operations against the wall
     /// clock and a timer thread fires them (see --producers, --sharing);
@@ -418,6 +424,7 @@ impl RunArgs {
             repeat: self.repeat,
             batched_repeat: self.batched_repeat.min(self.repeat),
             max_ticks: self.max_ticks,
+            heaviest: self.heaviest,
             max_memory_gib: self.max_memory_gib,
             budget: self.budget,
             threaded: self.threaded.then(|| threaded::pass::Settings {

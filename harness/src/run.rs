@@ -83,6 +83,10 @@ pub struct RunConfig {
     pub max_memory_gib: u64,
     /// Seconds an untimed verification pass may run.
     pub budget: f64,
+    /// Whether to time the cells whose measured phase does more than
+    /// [`bench::OPT_IN_WORK`] steps of work, which are verified and
+    /// skipped by default (`--heaviest`).
+    pub heaviest: bool,
     /// The threaded mode's settings, when asked for (`--threaded`).
     pub threaded: Option<threaded::pass::Settings>,
 }
@@ -215,6 +219,11 @@ pub fn run(config: &RunConfig) -> Result<(), Failure> {
             batched_repeat: config.batched_repeat,
             plan_seed,
             budget,
+            opt_in_work: if config.heaviest {
+                u64::MAX
+            } else {
+                bench::OPT_IN_WORK
+            },
         };
         let mut on_step = |step: Step<'_>| {
             match step {

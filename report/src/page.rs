@@ -76,7 +76,9 @@ const READ_SUMMARY: &str = "The all-in median: the whole pass's time over all ti
     with the interval of the median in brackets. Each column is a workload; the best is highlighted, \
     every cell whose interval overlaps the best's is marked ≈ (tied with it within noise), and the \
     colour deepens to red as an algorithm gets up to 100 times slower than the best. `skipped` marks a \
-    run above the algorithm's pending limit, not a zero. Absolute times move with the host's load \
+    cell not measured, not a zero: above the algorithm's pending limit, or verified but not timed by \
+    default (its measured phase does more than 300 million steps of work); the section \"Skipped \
+    runs\" gives each reason. Absolute times move with the host's load \
     (the run table gives the steal time): compare within a column.";
 
 /// What the summary tables say of the crate adapters that ran on fewer
@@ -140,7 +142,7 @@ const READ_PARAMETERS: &str = "Some designs ran at several values of one paramet
     parameters at their defaults. A row that exists only as such a point (a variant, named \
     `<design>@<param>=<value>`) is shown here and nowhere else: the sections above compare the \
     designs as their references set them. A design that is also another design's point is in both. \
-    A run measures the points on a few workloads (by default the eight of `harness/src/sampled.rs`, \
+    A run measures the points on a few workloads (by default the five of `harness/src/sampled.rs`, \
     whole passes only), and each chart draws the workloads its points ran on. \
     For each design and parameter, the left panel draws the headline cost (the whole pass's median \
     ns per operation with its interval, the figure of the summary) against the largest lateness \
