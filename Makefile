@@ -16,9 +16,9 @@ TOOLS_PROFILE ?= test
 # Extra arguments for `timerbench run`, e.g. ARGS="--driver tick --seed 7".
 ARGS ?=
 # The threaded mode `make results` adds after the single-threaded passes
-# (threaded.csv: every contract row on two workloads, one and two producers,
-# three sharings, six repetitions; about two and a half minutes, see
-# harness/src/threaded/defaults.rs). THREADED= leaves it out.
+# (threaded.csv: every row, a crate through its native row, on two workloads,
+# one and two producers, three sharings, six repetitions; about two and a
+# half minutes, see harness/src/threaded/defaults.rs). THREADED= leaves it out.
 THREADED ?= --threaded
 # Which criterion benchmarks `make bench` runs: a regex over <group>/<algorithm>/<N>,
 # e.g. FILTER='^insert/' or FILTER='hierarchical-wheel/1000000'. Empty: all of them.

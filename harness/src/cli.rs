@@ -377,8 +377,8 @@ pub struct RunArgs {
     /// producer threads issue each workload's operations against the wall
     /// clock and a timer thread fires them (see --producers, --sharing);
     /// writes threaded.csv beside the other files. Without --algorithms or
-    /// --workloads it runs every contract row on timeouts and
-    /// kafka-purgatory.
+    /// --workloads it runs every row (a crate through its native row; no
+    /// sweep point) on timeouts and kafka-purgatory.
     #[arg(long)]
     pub threaded: bool,
     /// With --threaded: producer thread counts, comma-separated, each from 1
