@@ -97,6 +97,12 @@ pub trait Driven {
     }
 }
 
+/// A vacant key ([`Driven::vacant_key`]) for each of `timers` timers: the
+/// record of a caller that keeps a slot per timer before arming any.
+pub fn vacant_keys<D: Driven>(timers: usize) -> Vec<D::Key> {
+    (0..timers).map(|_| D::vacant_key()).collect()
+}
+
 /// The key that a native row keyed by deadline ([`crate::std_binary_heap::PlainBinaryHeap`],
 /// [`crate::btree_map::PlainBTreeSet`]) keeps for a timer that is not pending: its
 /// key is otherwise the timer's current deadline, which is at most

@@ -1373,12 +1373,6 @@ mod tests {
     }
 
     #[test]
-    fn the_heaviest_flag_states_the_work_limit() {
-        // `--heaviest`'s help names the limit in words.
-        assert_eq!(OPT_IN_WORK, 300_000_000);
-    }
-
-    #[test]
     fn an_inexact_algorithm_is_checked_against_its_own_due_ticks() {
         let prepared = small_uniform();
         let (result, _) = run(

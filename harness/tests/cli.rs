@@ -1180,6 +1180,16 @@ fn help_lists_seven_commands_at_most_and_every_help_fits_120_columns() {
             );
         }
     }
+    // `--heaviest`'s help names the work limit in words, as the constant has it.
+    let help = String::from_utf8_lossy(&timerbench(&["run", "--help"]).stdout).into_owned();
+    let limit = format!("{} million", harness::bench::OPT_IN_WORK / 1_000_000);
+    assert!(
+        help.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(&limit),
+        "run --help does not say {limit}"
+    );
     let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
     let results = results.to_str().unwrap();
     for args in [

@@ -51,7 +51,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
 use std::time::Instant;
 
-use algorithms::driven::Driven;
+use algorithms::driven::{self, Driven};
 use algorithms::{Algorithm, Expired, Payload, Tick};
 use crossbeam_channel::{Receiver, Sender};
 
@@ -350,7 +350,7 @@ impl<K> Armed<K> {
     /// The record of `timers` timers, none armed.
     fn new<Q: Driven<Key = K>>(timers: usize) -> Self {
         Self {
-            keys: (0..timers).map(|_| Q::vacant_key()).collect(),
+            keys: driven::vacant_keys::<Q>(timers),
             generations: vec![0; timers],
         }
     }

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use algorithms::driven::Driven;
+use algorithms::driven::{self, Driven};
 use algorithms::{Algorithm, Expired, Payload, Tick};
 use parking_lot::{Condvar, Mutex};
 
@@ -63,7 +63,7 @@ impl<Q: Driven> Shared<Q> {
         Arc::new(Self {
             board: Mutex::new(Board {
                 queue,
-                keys: (0..timers).map(|_| Q::vacant_key()).collect(),
+                keys: driven::vacant_keys::<Q>(timers as usize),
                 wake_at: Tick::MAX,
             }),
             bell: Condvar::new(),

@@ -15,7 +15,7 @@
 
 use std::time::Instant;
 
-use algorithms::driven::Driven;
+use algorithms::driven::{self, Driven};
 use algorithms::{Expired, Payload, Tick};
 
 use super::duty::DutyLog;
@@ -41,7 +41,7 @@ impl<Q: Driven> ShardedFront<Q> {
     pub fn new(queue: Q, timers: u32, end: Tick) -> Self {
         Self {
             queue,
-            keys: (0..timers).map(|_| Q::vacant_key()).collect(),
+            keys: driven::vacant_keys::<Q>(timers as usize),
             // Replaced by the run's clock when it starts (`Front::start`).
             pace: Pace::new(Instant::now(), 1),
             end,
